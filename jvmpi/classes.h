@@ -1,0 +1,38 @@
+/*
+ * classes - every class that has a JVMPI ID, with what its CLASS_LOAD says.
+ *
+ * The data stays until the CLASS_UNLOAD for the class has been delivered, so
+ * a RequestEvent(CLASS_LOAD) made while handling that unload still answers.
+ */
+#ifndef JVMPI_CLASSES_H_
+#define JVMPI_CLASSES_H_
+
+#include <stdbool.h>
+
+#include "seam.h"
+
+typedef struct class_rec {
+    seam_class_info *info;
+    int announced;   /* CLASS_LOAD sent (changed under the table lock) */
+    int refs;
+} class_rec;
+
+/* Takes ownership of info.  Returns false (and frees info) when the ID is known. */
+bool classes_add(seam_class_info *info);
+
+class_rec *classes_acquire(jobjectID id);
+void classes_release(class_rec *c);
+
+/* True once per class: the caller is the one that sends its CLASS_LOAD. */
+bool classes_claim_announce(class_rec *c);
+
+/* Drops a class from the table (after its CLASS_UNLOAD was delivered). */
+void classes_remove(jobjectID id);
+
+/* Acquired records of every class not yet announced, in definition order. */
+class_rec **classes_unannounced(int *count);
+
+int classes_count(void);
+void classes_reset(void);
+
+#endif

@@ -1,0 +1,86 @@
+#include "dispatch.h"
+
+#include <string.h>
+
+#include "events.h"
+
+static jint type_of(jint event_type, bool requested)
+{
+    return requested ? (event_type | JVMPI_REQUESTED_EVENT) : event_type;
+}
+
+void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested)
+{
+    const seam_class_info *i = c->info;
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = type_of(JVMPI_EVENT_CLASS_LOAD, requested);
+    ev.u.class_load.class_name = i->name;
+    ev.u.class_load.source_name = i->source_name;
+    ev.u.class_load.num_interfaces = i->num_interfaces;
+    ev.u.class_load.num_methods = i->num_methods;
+    ev.u.class_load.methods = i->methods;
+    ev.u.class_load.num_static_fields = i->num_statics;
+    ev.u.class_load.statics = i->statics;
+    ev.u.class_load.num_instance_fields = i->num_instances;
+    ev.u.class_load.instances = i->instances;
+    ev.u.class_load.class_id = i->id;
+    events_deliver(env, &ev);
+}
+
+void dispatch_class_unload(JNIEnv *env, jobjectID class_id)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_CLASS_UNLOAD;
+    ev.u.class_unload.class_id = class_id;
+    events_deliver(env, &ev);
+}
+
+void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = type_of(event_type, requested);
+    ev.u.thread_start.thread_name = t->info.name;
+    ev.u.thread_start.group_name = t->info.group_name;
+    ev.u.thread_start.parent_name = t->info.parent_name;
+    ev.u.thread_start.thread_id = t->info.id;
+    ev.u.thread_start.thread_env_id = t->info.env;
+    events_deliver(env, &ev);
+}
+
+void dispatch_plain(JNIEnv *env, jint event_type)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    events_deliver(env, &ev);
+}
+
+void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id)
+{
+    if (!events_enabled(event_type)) {
+        return;
+    }
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    ev.u.raw_monitor.name = (char *)name;
+    ev.u.raw_monitor.id = id;
+    events_deliver(seam_current_env(), &ev);
+}
+
+void dispatch_announce_class(JNIEnv *env, class_rec *c)
+{
+    if (events_enabled(JVMPI_EVENT_CLASS_LOAD) && classes_claim_announce(c)) {
+        dispatch_class_load(env, c, false);
+    }
+}
+
+void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
+{
+    if (!t->internal && events_enabled(JVMPI_EVENT_THREAD_START) && threads_claim_announce(t)) {
+        dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
+    }
+}

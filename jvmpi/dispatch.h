@@ -1,0 +1,26 @@
+/*
+ * dispatch - builds each JVMPI event from the layer's records and hands it
+ * to the agent.  Every event is zeroed before it is filled: agents read
+ * union members other than the one that was set.
+ */
+#ifndef JVMPI_DISPATCH_H_
+#define JVMPI_DISPATCH_H_
+
+#include <stdbool.h>
+
+#include "classes.h"
+#include "threads.h"
+
+void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested);
+void dispatch_class_unload(JNIEnv *env, jobjectID class_id);
+void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested);
+/* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
+void dispatch_plain(JNIEnv *env, jint event_type);
+void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);
+
+/* Sends the class's CLASS_LOAD unless it was sent already (or is off). */
+void dispatch_announce_class(JNIEnv *env, class_rec *c);
+/* Sends the thread's THREAD_START unless it was sent already (or is off). */
+void dispatch_announce_thread(JNIEnv *env, thread_rec *t);
+
+#endif

@@ -1,0 +1,182 @@
+#include "events.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "log.h"
+
+_Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
+
+static JVMPI_Interface *iface;
+static _Atomic bool shut_down;
+static _Atomic long dropped_no_handler;
+
+/* JVM TI sources shared by several JVMPI events are reference counted. */
+static pthread_mutex_t source_lock = PTHREAD_MUTEX_INITIALIZER;
+static int source_refs[SEAM_SRC_COUNT];
+
+#define NO_SOURCE (-1)
+#define MAX_SOURCES 2
+
+typedef struct {
+    const char *name;
+    events_kind kind;
+    int sources[MAX_SOURCES];
+} event_desc;
+
+#define D(ev, k, s1, s2) [ev] = {#ev + 12, k, {s1, s2}}
+static const event_desc descs[JVMPI_MAX_EVENT_TYPE_VAL + 1] = {
+    D(JVMPI_EVENT_METHOD_ENTRY, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_METHOD_ENTRY2, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_METHOD_EXIT, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_OBJECT_ALLOC, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_OBJECT_FREE, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    /* Tags survive moves, so an object never changes its ID. */
+    D(JVMPI_EVENT_OBJECT_MOVE, EVENTS_NEVER_SENT, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_COMPILED_METHOD_LOAD, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_COMPILED_METHOD_UNLOAD, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_INSTRUCTION_START, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    /* Thread tracking is always on: it is how JNIEnv * becomes a thread. */
+    D(JVMPI_EVENT_THREAD_START, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_THREAD_END, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_CLASS_LOAD_HOOK, EVENTS_CARRIED, SEAM_SRC_CLASS_FILE_HOOK, NO_SOURCE),
+    D(JVMPI_EVENT_HEAP_DUMP, EVENTS_REQUEST_ONLY, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JNI_GLOBALREF_ALLOC, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JNI_GLOBALREF_FREE, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_CLASS_LOAD, EVENTS_CARRIED, SEAM_SRC_CLASS_PREPARE, NO_SOURCE),
+    /* Unloads are seen through the class tags, which ClassPrepare sets. */
+    D(JVMPI_EVENT_CLASS_UNLOAD, EVENTS_CARRIED, SEAM_SRC_CLASS_PREPARE, SEAM_SRC_CLASS_FREE),
+    D(JVMPI_EVENT_DATA_DUMP_REQUEST, EVENTS_CARRIED, SEAM_SRC_DATA_DUMP, NO_SOURCE),
+    D(JVMPI_EVENT_DATA_RESET_REQUEST, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JVM_INIT_DONE, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_JVM_SHUT_DOWN, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_ARENA_NEW, EVENTS_NEVER_SENT, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_ARENA_DELETE, EVENTS_NEVER_SENT, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_OBJECT_DUMP, EVENTS_REQUEST_ONLY, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT, EVENTS_CARRIED, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_CONTENDED_ENTER, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_CONTENDED_EXIT, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_WAIT, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_WAITED, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_MONITOR_DUMP, EVENTS_REQUEST_ONLY, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_GC_START, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+    D(JVMPI_EVENT_GC_FINISH, EVENTS_NOT_YET, NO_SOURCE, NO_SOURCE),
+};
+#undef D
+
+events_kind events_kind_of(jint event_type)
+{
+    if (event_type <= 0 || event_type > JVMPI_MAX_EVENT_TYPE_VAL || descs[event_type].name == NULL) {
+        return EVENTS_UNUSED;
+    }
+    return descs[event_type].kind;
+}
+
+const char *events_name(jint event_type)
+{
+    jint base = event_type & ~JVMPI_REQUESTED_EVENT;
+    if (events_kind_of(base) == EVENTS_UNUSED) {
+        return "(no such event)";
+    }
+    return descs[base].name;
+}
+
+/* Moves each source's count by delta; on a refusal, undoes what was done. */
+static bool sources_adjust(const event_desc *d, int delta)
+{
+    bool ok = true;
+    int done = 0;
+    pthread_mutex_lock(&source_lock);
+    for (; done < MAX_SOURCES && d->sources[done] != NO_SOURCE; done++) {
+        int s = d->sources[done];
+        int before = source_refs[s];
+        source_refs[s] += delta;
+        if ((before == 0) != (source_refs[s] == 0) && !seam_source_set((seam_source)s, source_refs[s] > 0)) {
+            source_refs[s] = before;
+            ok = false;
+            break;
+        }
+    }
+    if (!ok) {
+        while (done-- > 0) {
+            int s = d->sources[done];
+            int before = source_refs[s];
+            source_refs[s] -= delta;
+            if ((before == 0) != (source_refs[s] == 0)) {
+                seam_source_set((seam_source)s, source_refs[s] > 0);
+            }
+        }
+    }
+    pthread_mutex_unlock(&source_lock);
+    return ok;
+}
+
+static jint set_enabled(jint event_type, bool on, const char *fn)
+{
+    switch (events_kind_of(event_type)) {
+    case EVENTS_UNUSED:
+        LOG_WARN("%s: %d is not a JVMPI event type", fn, (int)event_type);
+        return JVMPI_NOT_AVAILABLE;
+    case EVENTS_REQUEST_ONLY:
+        LOG_INFO("%s(%s): dumps are only sent through RequestEvent", fn, descs[event_type].name);
+        return JVMPI_NOT_AVAILABLE;
+    case EVENTS_NOT_YET:
+        LOG_WARN("%s(%s): this event is not carried by the layer yet", fn, descs[event_type].name);
+        return JVMPI_NOT_AVAILABLE;
+    case EVENTS_CARRIED:
+    case EVENTS_NEVER_SENT:
+        break;
+    }
+    if (atomic_load(&events_on[event_type]) == on) {
+        return JVMPI_SUCCESS;
+    }
+    if (!sources_adjust(&descs[event_type], on ? 1 : -1)) {
+        LOG_ERROR("%s(%s): the VM refused the JVM TI events it needs", fn, descs[event_type].name);
+        return JVMPI_FAIL;
+    }
+    atomic_store(&events_on[event_type], on);
+    LOG_DEBUG("%s(%s)", fn, descs[event_type].name);
+    return JVMPI_SUCCESS;
+}
+
+jint events_enable(jint event_type) { return set_enabled(event_type, true, "EnableEvent"); }
+jint events_disable(jint event_type) { return set_enabled(event_type, false, "DisableEvent"); }
+
+void events_set_interface(JVMPI_Interface *table) { iface = table; }
+
+void events_deliver(JNIEnv *env, JVMPI_Event *ev)
+{
+    if (atomic_load_explicit(&shut_down, memory_order_acquire)) {
+        return;
+    }
+    void (*notify)(JVMPI_Event *) = iface != NULL ? iface->NotifyEvent : NULL;
+    if (notify == NULL) {
+        long n = atomic_fetch_add(&dropped_no_handler, 1);
+        if (n == 0) {
+            LOG_WARN("%s dropped: the agent has not set NotifyEvent", events_name(ev->event_type));
+        }
+        return;
+    }
+    ev->env_id = env;
+    notify(ev);
+}
+
+void events_shutdown(void) { atomic_store_explicit(&shut_down, true, memory_order_release); }
+bool events_is_shut_down(void) { return atomic_load(&shut_down); }
+
+void events_reset(void)
+{
+    for (int i = 0; i <= JVMPI_MAX_EVENT_TYPE_VAL; i++) {
+        atomic_store(&events_on[i], false);
+    }
+    pthread_mutex_lock(&source_lock);
+    memset(source_refs, 0, sizeof source_refs);
+    pthread_mutex_unlock(&source_lock);
+    atomic_store(&shut_down, false);
+    atomic_store(&dropped_no_handler, 0);
+}

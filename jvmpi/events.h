@@ -1,0 +1,49 @@
+/*
+ * events - which JVMPI events the agent asked for, what carries each one,
+ * and delivery to the agent's NotifyEvent.
+ */
+#ifndef JVMPI_EVENTS_H_
+#define JVMPI_EVENTS_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "seam.h"
+
+typedef enum {
+    EVENTS_UNUSED,        /* no such event number */
+    EVENTS_REQUEST_ONLY,  /* dumps: RequestEvent only */
+    EVENTS_CARRIED,       /* EnableEvent switches it on */
+    EVENTS_NEVER_SENT,    /* enables (agents check), but no VM since 5.0 produces it */
+    EVENTS_NOT_YET        /* a real event this layer does not carry yet */
+} events_kind;
+
+events_kind events_kind_of(jint event_type);
+const char *events_name(jint event_type);
+
+extern _Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
+
+/* Cheap: one relaxed load.  Unknown numbers are never enabled. */
+static inline bool events_enabled(jint event_type)
+{
+    return event_type > 0 && event_type <= JVMPI_MAX_EVENT_TYPE_VAL &&
+           atomic_load_explicit(&events_on[event_type], memory_order_relaxed);
+}
+
+jint events_enable(jint event_type);
+jint events_disable(jint event_type);
+
+/* Where NotifyEvent is read at each delivery (agents may set it late). */
+void events_set_interface(JVMPI_Interface *iface);
+
+/* Hands ev to the agent.  The caller zeroed ev before filling it and set
+ * event_type; env_id is set here to the calling thread's JNIEnv *. */
+void events_deliver(JNIEnv *env, JVMPI_Event *ev);
+
+/* Stops all delivery (VM death, ProfilerExit). */
+void events_shutdown(void);
+bool events_is_shut_down(void);
+
+void events_reset(void);
+
+#endif

@@ -1,0 +1,461 @@
+#include "interface.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "classes.h"
+#include "dispatch.h"
+#include "events.h"
+#include "layer.h"
+#include "log.h"
+#include "rawmon.h"
+#include "seam.h"
+#include "threads.h"
+
+static _Atomic bool init_done;
+static _Atomic int gc_disabled;
+
+/* One line naming the function and what was wrong with the call. */
+#define BAD_CALL(fn, ...) LOG_ERROR(fn ": " __VA_ARGS__)
+
+static bool require_live(const char *fn)
+{
+    switch (layer_phase()) {
+    case LAYER_LIVE:
+        return true;
+    case LAYER_ONLOAD:
+        LOG_ERROR("%s: called before the VM finished starting (wait for JVM_INIT_DONE)", fn);
+        return false;
+    case LAYER_DEAD:
+        break;
+    }
+    LOG_DEBUG("%s: called after VM death; ignored", fn);
+    return false;
+}
+
+/* The thread record for a JNIEnv * the agent passed, or one error line. */
+static thread_rec *thread_arg(const char *fn, JNIEnv *env)
+{
+    if (env == NULL) {
+        LOG_ERROR("%s: NULL JNIEnv *", fn);
+        return NULL;
+    }
+    thread_rec *t = threads_acquire_by_env(env);
+    if (t == NULL) {
+        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
+    }
+    return t;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static jint JNICALL enable_event(jint event_type, void *arg)
+{
+    jint rc = events_enable(event_type);
+    if (rc == JVMPI_SUCCESS &&
+        (event_type == JVMPI_EVENT_CLASS_LOAD || event_type == JVMPI_EVENT_CLASS_UNLOAD)) {
+        /* Classes loaded before now need IDs (tags) for unloads to be seen. */
+        layer_define_loaded_classes(seam_current_env());
+    }
+    return rc;
+}
+
+static jint JNICALL disable_event(jint event_type, void *arg) { return events_disable(event_type); }
+
+static jint request_class_load(jobjectID id)
+{
+    class_rec *c = classes_acquire(id);
+    if (c == NULL) {
+        BAD_CALL("RequestEvent(CLASS_LOAD)", "%p is not a class ID", (void *)id);
+        return JVMPI_FAIL;
+    }
+    dispatch_class_load(seam_current_env(), c, true);
+    classes_release(c);
+    return JVMPI_SUCCESS;
+}
+
+static jint request_thread_start(jobjectID id)
+{
+    thread_rec *t = threads_acquire_by_id(id);
+    if (t == NULL) {
+        BAD_CALL("RequestEvent(THREAD_START)", "%p is not the ID of a live thread", (void *)id);
+        return JVMPI_FAIL;
+    }
+    dispatch_thread(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
+    threads_release(t);
+    return JVMPI_SUCCESS;
+}
+
+static jint JNICALL request_event(jint event_type, void *arg)
+{
+    if (layer_phase() == LAYER_DEAD) {
+        return JVMPI_NOT_AVAILABLE;
+    }
+    switch (event_type) {
+    case JVMPI_EVENT_CLASS_LOAD:
+        return request_class_load((jobjectID)arg);
+    case JVMPI_EVENT_THREAD_START:
+        return request_thread_start((jobjectID)arg);
+    case JVMPI_EVENT_OBJECT_ALLOC:
+    case JVMPI_EVENT_HEAP_DUMP:
+    case JVMPI_EVENT_MONITOR_DUMP:
+    case JVMPI_EVENT_OBJECT_DUMP:
+        LOG_WARN("RequestEvent(%s): not carried by the layer yet", events_name(event_type));
+        return JVMPI_NOT_AVAILABLE;
+    default:
+        LOG_WARN("RequestEvent(%d): only CLASS_LOAD, THREAD_START, OBJECT_ALLOC and the dumps can be requested",
+                 (int)event_type);
+        return JVMPI_NOT_AVAILABLE;
+    }
+}
+
+/* ---- stacks and exit ---------------------------------------------------- */
+
+static void JNICALL get_call_trace(JVMPI_CallTrace *trace, jint depth)
+{
+    if (trace == NULL) {
+        BAD_CALL("GetCallTrace", "NULL trace");
+        return;
+    }
+    trace->num_frames = 0;
+    if (depth <= 0 || trace->frames == NULL) {
+        BAD_CALL("GetCallTrace", "%s", depth <= 0 ? "depth must be at least 1" : "NULL frames buffer");
+        return;
+    }
+    if (!require_live("GetCallTrace")) {
+        return;
+    }
+    thread_rec *t = thread_arg("GetCallTrace", trace->env_id);
+    if (t == NULL) {
+        return;
+    }
+    trace->num_frames = seam_call_trace(t->info.handle, depth, trace->frames);
+    threads_release(t);
+}
+
+static void JNICALL profiler_exit(jint code)
+{
+    LOG_INFO("ProfilerExit(%d)", (int)code);
+    layer_stop();
+    seam_halt(code);
+}
+
+/* ---- raw monitors ------------------------------------------------------- */
+
+static JVMPI_RawMonitor JNICALL raw_monitor_create(char *name) { return rawmon_create(name); }
+static void JNICALL raw_monitor_enter(JVMPI_RawMonitor m) { rawmon_enter(m); }
+static void JNICALL raw_monitor_exit(JVMPI_RawMonitor m) { rawmon_exit(m); }
+static void JNICALL raw_monitor_wait(JVMPI_RawMonitor m, jlong ms) { rawmon_wait(m, ms); }
+static void JNICALL raw_monitor_notify_all(JVMPI_RawMonitor m) { rawmon_notify_all(m); }
+static void JNICALL raw_monitor_destroy(JVMPI_RawMonitor m) { rawmon_destroy(m); }
+
+/* ---- threads ------------------------------------------------------------ */
+
+static jlong JNICALL get_current_thread_cpu_time(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+        return 0;
+    }
+    return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static jint suspend_one(const char *fn, JNIEnv *env)
+{
+    if (!require_live(fn)) {
+        return JVMPI_FAIL;
+    }
+    thread_rec *t = thread_arg(fn, env);
+    if (t == NULL) {
+        return JVMPI_FAIL;
+    }
+    jint rc = JVMPI_FAIL;
+    if (seam_thread_suspend(t->info.handle)) {
+        t->suspended = true;
+        t->cpu_prev_suspend = t->cpu_last_suspend;
+        t->cpu_last_suspend = seam_thread_cpu_time(t->info.handle);
+        rc = JVMPI_SUCCESS;
+    }
+    threads_release(t);
+    return rc;
+}
+
+static jint resume_one(const char *fn, JNIEnv *env)
+{
+    if (!require_live(fn)) {
+        return JVMPI_FAIL;
+    }
+    thread_rec *t = thread_arg(fn, env);
+    if (t == NULL) {
+        return JVMPI_FAIL;
+    }
+    jint rc = JVMPI_FAIL;
+    if (seam_thread_resume(t->info.handle)) {
+        t->suspended = false;
+        rc = JVMPI_SUCCESS;
+    }
+    threads_release(t);
+    return rc;
+}
+
+static void JNICALL suspend_thread(JNIEnv *env) { (void)suspend_one("SuspendThread", env); }
+static void JNICALL resume_thread(JNIEnv *env) { (void)resume_one("ResumeThread", env); }
+
+static void thread_list(const char *fn, jint (*op)(const char *, JNIEnv *), jint count, JNIEnv **list,
+                        jint *results)
+{
+    if (count < 0 || (count > 0 && (list == NULL || results == NULL))) {
+        LOG_ERROR("%s: %s", fn, count < 0 ? "negative count" : "NULL list or results");
+        return;
+    }
+    for (jint i = 0; i < count; i++) {
+        results[i] = op(fn, list[i]);
+    }
+}
+
+static void JNICALL suspend_thread_list(jint count, JNIEnv **list, jint *results)
+{
+    thread_list("SuspendThreadList", suspend_one, count, list, results);
+}
+
+static void JNICALL resume_thread_list(jint count, JNIEnv **list, jint *results)
+{
+    thread_list("ResumeThreadList", resume_one, count, list, results);
+}
+
+static jint JNICALL get_thread_status(JNIEnv *env)
+{
+    if (!require_live("GetThreadStatus")) {
+        return JVMPI_FAIL;
+    }
+    thread_rec *t = thread_arg("GetThreadStatus", env);
+    if (t == NULL) {
+        return JVMPI_FAIL;
+    }
+    /* A thread blocked in one of the agent's raw monitors is in native code
+     * as far as JVM TI knows; JVMPI reported it as waiting. */
+    jint status = rawmon_thread_blocked_status(env);
+    jint vm_status = seam_thread_status(t->info.handle, t->suspended);
+    if (status == 0) {
+        status = vm_status;
+    } else if (vm_status > 0) {
+        status |= vm_status & (JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
+    }
+    threads_release(t);
+    return status;
+}
+
+static jboolean JNICALL thread_has_run(JNIEnv *env)
+{
+    if (!require_live("ThreadHasRun")) {
+        return JNI_FALSE;
+    }
+    thread_rec *t = thread_arg("ThreadHasRun", env);
+    if (t == NULL) {
+        return JNI_FALSE;
+    }
+    jboolean ran;
+    if (t->cpu_prev_suspend < 0 || t->cpu_last_suspend < 0) {
+        ran = JNI_TRUE; /* nothing to compare with yet: assume it ran */
+    } else {
+        ran = t->cpu_last_suspend > t->cpu_prev_suspend ? JNI_TRUE : JNI_FALSE;
+    }
+    threads_release(t);
+    return ran;
+}
+
+static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(void *))
+{
+    if (!atomic_load(&init_done)) {
+        BAD_CALL("CreateSystemThread", "called before JVM_INIT_DONE; threads can be created from then on");
+        return JNI_ERR;
+    }
+    if (layer_phase() != LAYER_LIVE || f == NULL) {
+        if (f == NULL) {
+            BAD_CALL("CreateSystemThread", "NULL thread function");
+        }
+        return JNI_ERR;
+    }
+    if (priority < JVMPI_MINIMUM_PRIORITY || priority > JVMPI_MAXIMUM_PRIORITY) {
+        BAD_CALL("CreateSystemThread", "priority %d is outside %d..%d", (int)priority, JVMPI_MINIMUM_PRIORITY,
+                 JVMPI_MAXIMUM_PRIORITY);
+        return JNI_ERR;
+    }
+    if (atomic_load(&gc_disabled) > 0) {
+        BAD_CALL("CreateSystemThread", "called with GC disabled (the spec forbids it)");
+        return JNI_ERR;
+    }
+    JNIEnv *env = seam_current_env();
+    if (env == NULL) {
+        BAD_CALL("CreateSystemThread", "the calling thread is not attached to the VM");
+        return JNI_ERR;
+    }
+    return seam_start_system_thread(env, name != NULL ? name : "JVMPI system thread", priority, f, NULL)
+               ? JNI_OK
+               : JNI_ERR;
+}
+
+static void JNICALL set_thread_local_storage(JNIEnv *env, void *ptr)
+{
+    if (!threads_tls_set(env, ptr)) {
+        BAD_CALL("SetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+    }
+}
+
+static void *JNICALL get_thread_local_storage(JNIEnv *env)
+{
+    void *value = NULL;
+    if (!threads_tls_get(env, &value)) {
+        BAD_CALL("GetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+    }
+    return value;
+}
+
+/* ---- GC control ---------------------------------------------------------- */
+
+static void JNICALL disable_gc(void) { atomic_fetch_add(&gc_disabled, 1); }
+
+static void JNICALL enable_gc(void)
+{
+    int before = atomic_load(&gc_disabled);
+    while (before > 0 && !atomic_compare_exchange_weak(&gc_disabled, &before, before - 1)) {
+    }
+    if (before <= 0) {
+        BAD_CALL("EnableGC", "called more often than DisableGC");
+    }
+}
+
+static void JNICALL run_gc(void)
+{
+    if (atomic_load(&gc_disabled) > 0) {
+        BAD_CALL("RunGC", "called with GC disabled (the spec forbids it); no collection");
+        return;
+    }
+    if (require_live("RunGC")) {
+        seam_force_gc();
+    }
+}
+
+/* ---- IDs ------------------------------------------------------------------- */
+
+static jobjectID JNICALL get_thread_object(JNIEnv *env)
+{
+    thread_rec *t = thread_arg("GetThreadObject", env);
+    if (t == NULL) {
+        return NULL;
+    }
+    jobjectID id = t->info.id;
+    threads_release(t);
+    return id;
+}
+
+static jobjectID JNICALL get_method_class(jmethodID method)
+{
+    if (method == NULL) {
+        BAD_CALL("GetMethodClass", "NULL method ID");
+        return NULL;
+    }
+    if (!require_live("GetMethodClass")) {
+        return NULL;
+    }
+    return seam_method_class(method);
+}
+
+static jobject JNICALL object_id_to_jobject(jobjectID id)
+{
+    if (id == NULL) {
+        BAD_CALL("jobjectID2jobject", "NULL object ID");
+        return NULL;
+    }
+    JNIEnv *env = seam_current_env();
+    if (env == NULL || !require_live("jobjectID2jobject")) {
+        return NULL;
+    }
+    return seam_object_from_id(env, id);
+}
+
+static jobjectID JNICALL jobject_to_object_id(jobject obj)
+{
+    if (obj == NULL) {
+        BAD_CALL("jobject2jobjectID", "NULL jobject");
+        return NULL;
+    }
+    JNIEnv *env = seam_current_env();
+    if (env == NULL || !require_live("jobject2jobjectID")) {
+        return NULL;
+    }
+    return seam_id_from_object(env, obj);
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+static JVMPI_Interface table;
+
+static void table_fill(void)
+{
+    table = (JVMPI_Interface){
+        .version = JVMPI_VERSION_1_2,
+        .NotifyEvent = NULL,
+        .EnableEvent = enable_event,
+        .DisableEvent = disable_event,
+        .RequestEvent = request_event,
+        .GetCallTrace = get_call_trace,
+        .ProfilerExit = profiler_exit,
+        .RawMonitorCreate = raw_monitor_create,
+        .RawMonitorEnter = raw_monitor_enter,
+        .RawMonitorExit = raw_monitor_exit,
+        .RawMonitorWait = raw_monitor_wait,
+        .RawMonitorNotifyAll = raw_monitor_notify_all,
+        .RawMonitorDestroy = raw_monitor_destroy,
+        .GetCurrentThreadCpuTime = get_current_thread_cpu_time,
+        .SuspendThread = suspend_thread,
+        .ResumeThread = resume_thread,
+        .GetThreadStatus = get_thread_status,
+        .ThreadHasRun = thread_has_run,
+        .CreateSystemThread = create_system_thread,
+        .SetThreadLocalStorage = set_thread_local_storage,
+        .GetThreadLocalStorage = get_thread_local_storage,
+        .DisableGC = disable_gc,
+        .EnableGC = enable_gc,
+        .RunGC = run_gc,
+        .GetThreadObject = get_thread_object,
+        .GetMethodClass = get_method_class,
+        .jobjectID2jobject = object_id_to_jobject,
+        .jobject2jobjectID = jobject_to_object_id,
+        .SuspendThreadList = suspend_thread_list,
+        .ResumeThreadList = resume_thread_list,
+    };
+}
+
+JVMPI_Interface *interface_table(void)
+{
+    if (table.EnableEvent == NULL) {
+        table_fill();
+    }
+    return &table;
+}
+
+JVMPI_Interface *layer_interface_for(jint version)
+{
+    switch (version) {
+    case JVMPI_VERSION_1:
+    case JVMPI_VERSION_1_1:
+    case JVMPI_VERSION_1_2:
+        return interface_table();
+    default:
+        return NULL;
+    }
+}
+
+void interface_mark_init_done(void) { atomic_store(&init_done, true); }
+
+int interface_gc_disabled_depth(void) { return atomic_load(&gc_disabled); }
+
+void interface_reset(void)
+{
+    atomic_store(&init_done, false);
+    atomic_store(&gc_disabled, 0);
+    table_fill();
+}

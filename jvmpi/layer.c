@@ -1,0 +1,305 @@
+#include "layer.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classes.h"
+#include "dispatch.h"
+#include "events.h"
+#include "interface.h"
+#include "loader.h"
+#include "log.h"
+#include "options.h"
+#include "rawmon.h"
+#include "threads.h"
+
+static _Atomic int phase = LAYER_ONLOAD;
+
+/* Class unloads come from ObjectFree, where neither JNI nor the agent may
+ * run; the layer's delivery thread sends them. */
+typedef struct freed_class {
+    jobjectID id;
+    struct freed_class *next;
+} freed_class;
+
+static pthread_mutex_t freed_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t freed_cond = PTHREAD_COND_INITIALIZER;
+static freed_class *freed_head, *freed_tail;
+static bool delivery_stop;
+
+layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
+bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
+
+/* ---- loading ------------------------------------------------------------ */
+
+jint layer_onload(JavaVM *vm, const char *text)
+{
+    char err[512];
+    options_layer lopts;
+    if (options_parse_layer(getenv("JVMPI_LAYER_OPTIONS"), &lopts, err, sizeof err) != 0) {
+        LOG_ERROR("%s", err);
+        return JNI_ERR;
+    }
+    log_set_level((log_level_t)lopts.log_level);
+    if (log_set_file(lopts.log_file) != 0) {
+        LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
+        options_layer_free(&lopts);
+        return JNI_ERR;
+    }
+    options_layer_free(&lopts);
+
+    options_agent agent;
+    if (options_parse_agent(text, &agent, err, sizeof err) != 0) {
+        LOG_ERROR("bad -agentpath options for libjvmpi.so: %s (expected <agent>[:<agent options>])", err);
+        return JNI_ERR;
+    }
+    events_set_interface(interface_table());
+    rawmon_set_event_sink(dispatch_raw_monitor);
+    rawmon_set_env_source(seam_current_env);
+
+    char *boot = seam_system_property("sun.boot.library.path");
+    char *javalib = seam_system_property("java.library.path");
+    loader_paths paths = {boot, getenv("LD_LIBRARY_PATH"), javalib, loader_agents_dir()};
+    jint rc = JNI_OK;
+    if (agent.agent != NULL) {
+        rc = loader_start_agent(vm, agent.agent, agent.agent_options, &paths);
+    } else {
+        /* No agent named: the unchanged -Xrun command line.  The VM calls the
+         * agent's JVM_OnLoad itself, later, with the JavaVM we patched. */
+        loader_preload_xrun_agents(&paths);
+        LOG_INFO("no agent named after '=': waiting for an -Xrun agent to ask for JVMPI");
+    }
+    free(boot);
+    free(javalib);
+    options_agent_free(&agent);
+    return rc;
+}
+
+/* ---- start-up and shutdown ---------------------------------------------- */
+
+void layer_define_loaded_classes(JNIEnv *env)
+{
+    if (layer_is_live()) {
+        seam_define_loaded_classes(env);
+    }
+}
+
+/* HotSpot 5.0 order: CLASS_LOAD of every loaded class, THREAD_START of every
+ * live thread, then JVM_INIT_DONE. */
+void layer_vm_init(JNIEnv *env)
+{
+    atomic_store(&phase, LAYER_LIVE);
+    if (events_enabled(JVMPI_EVENT_CLASS_LOAD) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
+        seam_define_loaded_classes(env);
+    }
+    if (events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+        int n = 0;
+        class_rec **list = classes_unannounced(&n);
+        for (int i = 0; i < n; i++) {
+            dispatch_announce_class(env, list[i]);
+            classes_release(list[i]);
+        }
+        free(list);
+    }
+    if (events_enabled(JVMPI_EVENT_THREAD_START)) {
+        int n = 0;
+        thread_rec **list = threads_snapshot(&n);
+        for (int i = 0; i < n; i++) {
+            dispatch_announce_thread(env, list[i]);
+            threads_release(list[i]);
+        }
+        free(list);
+    }
+    if (!seam_start_delivery_thread(env)) {
+        LOG_WARN("the layer's delivery thread did not start: CLASS_UNLOAD will not be sent");
+    }
+    if (events_enabled(JVMPI_EVENT_JVM_INIT_DONE)) {
+        dispatch_plain(env, JVMPI_EVENT_JVM_INIT_DONE);
+    }
+    interface_mark_init_done();
+}
+
+void layer_stop(void)
+{
+    atomic_store(&phase, LAYER_DEAD);
+    events_shutdown();
+    pthread_mutex_lock(&freed_lock);
+    delivery_stop = true;
+    pthread_cond_broadcast(&freed_cond);
+    pthread_mutex_unlock(&freed_lock);
+}
+
+void layer_vm_death(JNIEnv *env)
+{
+    if (layer_phase() == LAYER_DEAD) {
+        return;
+    }
+    if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
+        dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
+    }
+    layer_stop();
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+void layer_thread_started(seam_thread_info *info)
+{
+    LOG_DEBUG("thread started: %s env=%p id=%p%s", info->name ? info->name : "?", (void *)info->env,
+              (void *)info->id, info->internal ? " (the layer's own)" : "");
+    thread_rec *t = threads_add(info, info->internal);
+    if (t == NULL) {
+        return;
+    }
+    if (layer_is_live() && !events_is_shut_down()) {
+        dispatch_announce_thread(info->env, t);
+    }
+    threads_release(t);
+}
+
+void layer_thread_ended(JNIEnv *env)
+{
+    thread_rec *t = threads_acquire_by_env(env);
+    if (t == NULL) {
+        return;
+    }
+    if (layer_is_live() && !t->internal) {
+        dispatch_announce_thread(env, t);
+        if (events_enabled(JVMPI_EVENT_THREAD_END)) {
+            dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
+        }
+    }
+    threads_release(t);
+    threads_end(env);
+}
+
+/* ---- classes ------------------------------------------------------------- */
+
+void layer_class_defined(seam_class_info *info) { (void)classes_add(info); }
+
+void layer_class_announce(JNIEnv *env, jobjectID id)
+{
+    if (!layer_is_live()) {
+        return; /* the start-up replay sends it */
+    }
+    class_rec *c = classes_acquire(id);
+    if (c != NULL) {
+        dispatch_announce_class(env, c);
+        classes_release(c);
+    }
+}
+
+void layer_class_freed(jobjectID class_id)
+{
+    freed_class *f = malloc(sizeof *f);
+    if (f == NULL) {
+        return;
+    }
+    f->id = class_id;
+    f->next = NULL;
+    pthread_mutex_lock(&freed_lock);
+    if (freed_tail != NULL) {
+        freed_tail->next = f;
+    } else {
+        freed_head = f;
+    }
+    freed_tail = f;
+    pthread_cond_signal(&freed_cond);
+    pthread_mutex_unlock(&freed_lock);
+}
+
+void layer_delivery_main(JNIEnv *env)
+{
+    for (;;) {
+        freed_class *batch;
+        {
+            pthread_mutex_lock(&freed_lock);
+            while (freed_head == NULL && !delivery_stop) {
+                pthread_cond_wait(&freed_cond, &freed_lock);
+            }
+            batch = freed_head;
+            freed_head = freed_tail = NULL;
+            pthread_mutex_unlock(&freed_lock);
+        }
+        if (batch == NULL) {
+            return;
+        }
+        while (batch != NULL) {
+            freed_class *f = batch;
+            batch = f->next;
+            if (layer_is_live() && events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
+                class_rec *c = classes_acquire(f->id);
+                if (c != NULL) {
+                    /* No event may name a class the agent was not told about. */
+                    dispatch_announce_class(env, c);
+                    classes_release(c);
+                }
+                dispatch_class_unload(env, f->id);
+            }
+            classes_remove(f->id);
+            free(f);
+        }
+    }
+}
+
+/* ---- other callbacks ---------------------------------------------------- */
+
+void layer_class_file_hook(JNIEnv *env, const unsigned char *data, jint len,
+                           unsigned char **new_data, jint *new_len)
+{
+    if (!events_enabled(JVMPI_EVENT_CLASS_LOAD_HOOK) || events_is_shut_down()) {
+        return;
+    }
+    /* JVMPI agents may edit class_data in place, and the VM used
+     * new_class_data unconditionally: give them a copy the VM can own, preset
+     * as the answer, and keep it only if it changed. */
+    unsigned char *copy = seam_vm_alloc((unsigned int)len);
+    if (copy == NULL) {
+        LOG_ERROR("CLASS_LOAD_HOOK skipped: no memory for a %d-byte class", (int)len);
+        return;
+    }
+    memcpy(copy, data, (size_t)len);
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_CLASS_LOAD_HOOK;
+    ev.u.class_load_hook.class_data = copy;
+    ev.u.class_load_hook.class_data_len = len;
+    ev.u.class_load_hook.new_class_data = copy;
+    ev.u.class_load_hook.new_class_data_len = len;
+    ev.u.class_load_hook.malloc_f = seam_vm_alloc;
+    events_deliver(env, &ev);
+
+    unsigned char *out = ev.u.class_load_hook.new_class_data;
+    jint out_len = ev.u.class_load_hook.new_class_data_len;
+    if (out == NULL || out_len <= 0) {
+        LOG_WARN("CLASS_LOAD_HOOK: the agent returned no class data; the class is loaded unchanged");
+        out = copy;
+        out_len = len;
+    }
+    if (out == copy && out_len == len && memcmp(copy, data, (size_t)len) == 0) {
+        seam_vm_free(copy);
+        return;
+    }
+    if (out != copy) {
+        seam_vm_free(copy);
+    }
+    *new_data = out;
+    *new_len = out_len;
+}
+
+void layer_data_dump_request(void)
+{
+    if (layer_is_live() && events_enabled(JVMPI_EVENT_DATA_DUMP_REQUEST)) {
+        dispatch_plain(seam_current_env(), JVMPI_EVENT_DATA_DUMP_REQUEST);
+    }
+}
+
+void layer_reset(void)
+{
+    atomic_store(&phase, LAYER_ONLOAD);
+    events_reset();
+    classes_reset();
+    threads_reset();
+    interface_reset();
+}

@@ -1,0 +1,31 @@
+/*
+ * layer - the life of the layer: loading the agent, start-up replay, VM
+ * death, and the backend's callbacks turned into JVMPI events.
+ */
+#ifndef JVMPI_LAYER_H_
+#define JVMPI_LAYER_H_
+
+#include <stdbool.h>
+
+#include "seam.h"
+
+typedef enum {
+    LAYER_ONLOAD,    /* before VM init: events are recorded, not sent */
+    LAYER_LIVE,      /* from VM init on (start-up replay included) */
+    LAYER_DEAD       /* VM death or ProfilerExit: nothing more is sent */
+} layer_phase_t;
+
+layer_phase_t layer_phase(void);
+bool layer_is_live(void);
+
+/* Makes sure every loaded class has an ID and a record (CLASS_UNLOAD needs
+ * the tags even when CLASS_LOAD is off).  Live phase only. */
+void layer_define_loaded_classes(JNIEnv *env);
+
+/* Stops all delivery; used by VM death and ProfilerExit. */
+void layer_stop(void);
+
+/* Tests: back to the state before Agent_OnLoad. */
+void layer_reset(void);
+
+#endif

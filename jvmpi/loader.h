@@ -1,0 +1,44 @@
+/*
+ * loader - finds and starts the legacy agent library, as -Xrun did.
+ *
+ * lib<name>.so is looked for in the JDK's own library directory
+ * (sun.boot.library.path), then LD_LIBRARY_PATH, then java.library.path,
+ * then the project's agents directory beside libjvmpi.so, then wherever
+ * dlopen finds it.  A name containing '/' is a path and is used as it is.
+ */
+#ifndef JVMPI_LOADER_H_
+#define JVMPI_LOADER_H_
+
+#include <stddef.h>
+
+#include <jni.h>
+
+typedef struct {
+    const char *boot_library_path;   /* ':'-separated, may be NULL */
+    const char *ld_library_path;
+    const char *java_library_path;
+    const char *agents_dir;
+} loader_paths;
+
+/* Full path of lib<name>.so in the first directory that has it, malloc'd;
+ * NULL when none has it (the caller may still try dlopen on the bare name). */
+char *loader_find(const char *name, const loader_paths *paths);
+
+/* The directory the layer's own agents are installed in (…/lib/agents). */
+const char *loader_agents_dir(void);
+
+/* Loads the agent and calls its JVM_OnLoad(vm, options, NULL).  Returns
+ * JNI_OK, or JNI_ERR after one line saying what went wrong. */
+jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, const loader_paths *paths);
+
+/* The -Xrun agent names in a list of VM arguments ("-Xrunfoo:opts",
+ * "-J-Xrunfoo").  Calls fn for each name; returns how many. */
+int loader_xrun_names(const char *const *args, int nargs, void (*fn)(const char *name, void *arg), void *arg);
+
+/* For the unchanged -Xrun command line: the VM itself will dlopen
+ * "lib<name>.so" by bare name.  For each -Xrun agent that only the project's
+ * agents directory has, load it from there first, so that the VM's dlopen
+ * finds the library already loaded under that soname. */
+void loader_preload_xrun_agents(const loader_paths *paths);
+
+#endif

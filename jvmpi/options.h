@@ -1,0 +1,28 @@
+/*
+ * options - the two option strings the layer reads:
+ *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
+ *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>]
+ */
+#ifndef JVMPI_OPTIONS_H_
+#define JVMPI_OPTIONS_H_
+
+#include <stddef.h>
+
+typedef struct {
+    char *agent;          /* NULL: no agent named; wait for -Xrun agents */
+    char *agent_options;  /* exactly the text after the first ':'; NULL when there was no ':' */
+} options_agent;
+
+/* Returns 0, or -1 with a one-line reason in err. */
+int options_parse_agent(const char *text, options_agent *out, char *err, size_t errlen);
+void options_agent_free(options_agent *a);
+
+typedef struct {
+    int log_level;        /* log_level_t */
+    char *log_file;
+} options_layer;
+
+int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen);
+void options_layer_free(options_layer *o);
+
+#endif

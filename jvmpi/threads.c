@@ -1,0 +1,267 @@
+#include "threads.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <uthash.h>
+
+#include "log.h"
+
+typedef struct {
+    thread_rec rec;
+    UT_hash_handle hh_env;
+    UT_hash_handle hh_id;
+    unsigned long seq;       /* start order, for the start-up replay */
+} thread_entry;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static thread_entry *by_env;
+static thread_entry *by_id;
+static unsigned long next_seq;
+
+/* The calling thread's own record: valid from threads_add to threads_end, and
+ * only the thread itself can end it, so no reference is needed to read it. */
+static __thread thread_entry *self;
+
+static void entry_free(thread_entry *e)
+{
+    seam_thread_info *i = &e->rec.info;
+    if (i->handle != NULL) {
+        seam_thread_handle_release(i->handle);
+    }
+    free(i->name);
+    free(i->group_name);
+    free(i->parent_name);
+    free(e);
+}
+
+thread_rec *threads_add(seam_thread_info *info, bool internal)
+{
+    thread_entry *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        LOG_ERROR("out of memory recording thread %s", info->name ? info->name : "?");
+        return NULL;
+    }
+    if (info->env == NULL) {
+        /* The VM never told us this thread's JNIEnv *: its record's address
+         * is a handle that is unique and that every JVMPI function accepts. */
+        info->env = (JNIEnv *)(void *)&e->rec;
+    }
+    e->rec.info = *info;
+    e->rec.internal = internal;
+    e->rec.cpu_prev_suspend = -1;
+    e->rec.cpu_last_suspend = -1;
+    e->rec.refs = 2; /* the table's and the caller's */
+    thread_entry *old = NULL;
+    {
+        pthread_mutex_lock(&table_lock);
+        HASH_FIND(hh_env, by_env, &info->env, sizeof info->env, old);
+        if (old != NULL && old->rec.info.id == info->id) {
+            /* The same thread reported twice (HotSpot posts ThreadStart for
+             * the main thread after VMInit, which already named it). */
+            old->rec.refs++;
+            pthread_mutex_unlock(&table_lock);
+            free(info->name);
+            free(info->group_name);
+            free(info->parent_name);
+            if (info->handle != NULL) {
+                seam_thread_handle_release(info->handle);
+            }
+            free(e);
+            if (seam_current_env() == old->rec.info.env) {
+                self = old;
+            }
+            return &old->rec;
+        }
+        if (old != NULL) {
+            /* A JNIEnv reused after a thread we never saw end: retire the old one. */
+            HASH_DELETE(hh_env, by_env, old);
+            HASH_DELETE(hh_id, by_id, old);
+            old->rec.ended = true;
+            if (--old->rec.refs > 0) {
+                old = NULL;
+            }
+        }
+        e->seq = next_seq++;
+        HASH_ADD(hh_env, by_env, rec.info.env, sizeof e->rec.info.env, e);
+        HASH_ADD(hh_id, by_id, rec.info.id, sizeof e->rec.info.id, e);
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (old != NULL) {
+        entry_free(old);
+    }
+    if (seam_current_env() == info->env) {
+        self = e;
+    }
+    return &e->rec;
+}
+
+void threads_end(JNIEnv *env)
+{
+    thread_entry *e = NULL;
+    bool free_now = false;
+    {
+        pthread_mutex_lock(&table_lock);
+        HASH_FIND(hh_env, by_env, &env, sizeof env, e);
+        if (e != NULL) {
+            HASH_DELETE(hh_env, by_env, e);
+            HASH_DELETE(hh_id, by_id, e);
+            e->rec.ended = true;
+            free_now = --e->rec.refs == 0;
+        }
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (self == e) {
+        self = NULL;
+    }
+    if (free_now) {
+        entry_free(e);
+    }
+}
+
+static thread_rec *acquire(thread_entry *e)
+{
+    if (e == NULL) {
+        return NULL;
+    }
+    e->rec.refs++;
+    return &e->rec;
+}
+
+thread_rec *threads_acquire_by_env(JNIEnv *env)
+{
+    thread_entry *e = NULL;
+    if (env == NULL) {
+        return NULL;
+    }
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND(hh_env, by_env, &env, sizeof env, e);
+    thread_rec *r = acquire(e);
+    pthread_mutex_unlock(&table_lock);
+    return r;
+}
+
+thread_rec *threads_acquire_by_id(jobjectID id)
+{
+    thread_entry *e = NULL;
+    if (id == NULL) {
+        return NULL;
+    }
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND(hh_id, by_id, &id, sizeof id, e);
+    thread_rec *r = acquire(e);
+    pthread_mutex_unlock(&table_lock);
+    return r;
+}
+
+void threads_release(thread_rec *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    bool free_now;
+    {
+        pthread_mutex_lock(&table_lock);
+        free_now = --t->refs == 0;
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (free_now) {
+        entry_free((thread_entry *)t);
+    }
+}
+
+bool threads_claim_announce(thread_rec *t)
+{
+    bool mine;
+    pthread_mutex_lock(&table_lock);
+    mine = !t->announced;
+    t->announced = 1;
+    pthread_mutex_unlock(&table_lock);
+    return mine;
+}
+
+bool threads_tls_get(JNIEnv *env, void **value)
+{
+    thread_entry *me = self;
+    if (me != NULL && me->rec.info.env == env) {
+        *value = me->rec.tls;
+        return true;
+    }
+    thread_rec *t = threads_acquire_by_env(env);
+    if (t == NULL) {
+        return false;
+    }
+    *value = t->tls;
+    threads_release(t);
+    return true;
+}
+
+bool threads_tls_set(JNIEnv *env, void *value)
+{
+    thread_entry *me = self;
+    if (me != NULL && me->rec.info.env == env) {
+        me->rec.tls = value;
+        return true;
+    }
+    thread_rec *t = threads_acquire_by_env(env);
+    if (t == NULL) {
+        return false;
+    }
+    t->tls = value;
+    threads_release(t);
+    return true;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const thread_entry *x = *(thread_entry *const *)a, *y = *(thread_entry *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+thread_rec **threads_snapshot(int *count)
+{
+    thread_entry **list = NULL;
+    int n = 0;
+    {
+        pthread_mutex_lock(&table_lock);
+        unsigned total = HASH_CNT(hh_env, by_env);
+        list = calloc(total + 1, sizeof *list);
+        if (list != NULL) {
+            for (thread_entry *e = by_env; e != NULL; e = e->hh_env.next) {
+                if (!e->rec.internal) {
+                    e->rec.refs++;
+                    list[n++] = e;
+                }
+            }
+        }
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (list != NULL) {
+        qsort(list, (size_t)n, sizeof *list, by_seq);
+    }
+    *count = n;
+    return (thread_rec **)list;
+}
+
+void threads_reset(void)
+{
+    thread_entry *e, *tmp, *dead = NULL;
+    {
+        pthread_mutex_lock(&table_lock);
+        HASH_ITER(hh_env, by_env, e, tmp) {
+            HASH_DELETE(hh_env, by_env, e);
+            HASH_DELETE(hh_id, by_id, e);
+            e->rec.ended = true;
+            if (--e->rec.refs == 0) {
+                e->hh_env.next = dead;
+                dead = e;
+            }
+        }
+        pthread_mutex_unlock(&table_lock);
+    }
+    while (dead != NULL) {
+        e = dead;
+        dead = (thread_entry *)e->hh_env.next;
+        entry_free(e);
+    }
+    self = NULL;
+}

@@ -1,0 +1,56 @@
+/*
+ * threads - the layer's table of live Java threads, keyed by JNIEnv * (the
+ * JVMPI thread handle) and by thread object ID.
+ *
+ * Records are reference counted: a thread may end while another thread is
+ * suspending or sampling it, so every lookup returns an acquired record that
+ * the caller releases.  The calling thread's own record is cached in a
+ * thread-local, which keeps Get/SetThreadLocalStorage off the table lock.
+ */
+#ifndef JVMPI_THREADS_H_
+#define JVMPI_THREADS_H_
+
+#include <stdbool.h>
+
+#include "seam.h"
+
+typedef struct thread_rec thread_rec;
+
+struct thread_rec {
+    seam_thread_info info;   /* env, id, backend handle, names */
+    void *_Atomic tls;       /* the agent's thread-local storage word */
+    bool internal;           /* the layer's own thread: never reported */
+    bool suspended;          /* suspended through JVMPI SuspendThread */
+    jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
+    jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none */
+    int announced;           /* THREAD_START sent (0/1, changed under the table lock) */
+    int refs;
+    bool ended;
+};
+
+/* Takes ownership of info's strings and handle.  Returns the record,
+ * acquired once for the caller.  Must be called in the thread itself. */
+thread_rec *threads_add(seam_thread_info *info, bool internal);
+
+/* Marks the calling thread's record ended and drops it from the table. */
+void threads_end(JNIEnv *env);
+
+thread_rec *threads_acquire_by_env(JNIEnv *env);
+thread_rec *threads_acquire_by_id(jobjectID id);
+void threads_release(thread_rec *t);
+
+/* True once per record: the caller is the one that sends its THREAD_START. */
+bool threads_claim_announce(thread_rec *t);
+
+/* The agent's thread-local storage word; false when env names no known thread. */
+bool threads_tls_get(JNIEnv *env, void **value);
+bool threads_tls_set(JNIEnv *env, void *value);
+
+/* Acquired records of every live, non-internal thread in start order;
+ * *count set.  Release each, then free the array. */
+thread_rec **threads_snapshot(int *count);
+
+/* Drops every record (VM death, tests). */
+void threads_reset(void);
+
+#endif

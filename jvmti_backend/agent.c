@@ -1,0 +1,254 @@
+/*
+ * agent.c - the layer as a JVM TI agent: Agent_OnLoad, the JavaVM whose
+ * GetEnv answers JVMPI versions, the callback guard, and the switches for
+ * the JVM TI events the JVMPI side asks for.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+/* ---- the callback guard -------------------------------------------------- */
+
+static _Atomic int callbacks_active;
+static _Atomic bool vm_dead;
+
+bool bk_callback_enter(void)
+{
+    atomic_fetch_add(&callbacks_active, 1);
+    if (atomic_load(&vm_dead)) {
+        atomic_fetch_sub(&callbacks_active, 1);
+        return false;
+    }
+    return true;
+}
+
+void bk_callback_exit(void) { atomic_fetch_sub(&callbacks_active, 1); }
+
+/* Lets callbacks already running finish before the layer goes away; a
+ * callback stuck in the agent is not waited for forever. */
+static void wait_for_callbacks(void)
+{
+    for (int i = 0; i < 5000 && atomic_load(&callbacks_active) > 0; i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (atomic_load(&callbacks_active) > 0) {
+        LOG_WARN("%d callbacks still running at VM death", atomic_load(&callbacks_active));
+    }
+}
+
+/* ---- GetEnv: JVMPI versions answered here, the rest by the VM ------------ */
+
+static struct JNIInvokeInterface_ patched_invoke;
+
+static jint JNICALL hooked_get_env(JavaVM *vm, void **penv, jint version)
+{
+    JVMPI_Interface *iface = layer_interface_for(version);
+    if (iface != NULL) {
+        if (penv == NULL) {
+            LOG_ERROR("GetEnv(JVMPI version 0x%x): NULL result pointer", (unsigned)version);
+            return JNI_ERR;
+        }
+        *penv = iface;
+        return JNI_OK;
+    }
+    return bk.vm_get_env(vm, penv, version);
+}
+
+/* The VM's JavaVM is a writable global whose first word points at the
+ * invoke table; -Xrun libraries get that same JavaVM, later, in the live
+ * phase.  Pointing it at a copy with our GetEnv serves both ways of loading. */
+static void patch_java_vm(JavaVM *vm)
+{
+    patched_invoke = **vm;
+    bk.vm_get_env = patched_invoke.GetEnv;
+    patched_invoke.GetEnv = hooked_get_env;
+    *vm = &patched_invoke;
+}
+
+JNIEnv *seam_current_env(void)
+{
+    JNIEnv *env = NULL;
+    if (bk.vm == NULL || bk.vm_get_env(bk.vm, (void **)&env, JNI_VERSION_1_2) != JNI_OK) {
+        return NULL;
+    }
+    return env;
+}
+
+/* ---- callbacks ------------------------------------------------------------ */
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    BEGIN_CALLBACK();
+    /* The main thread has had no ThreadStart yet, and the VM's own threads
+     * started before the start phase never get one. */
+    bk_thread_started(env, thread);
+    bk_threads_started_unseen(env);
+    layer_vm_init(env);
+    END_CALLBACK();
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
+{
+    BEGIN_CALLBACK();
+    layer_vm_death(env);
+    END_CALLBACK();
+    atomic_store(&vm_dead, true);
+    wait_for_callbacks();
+}
+
+static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass being_redefined,
+                                            jobject loader, const char *name, jobject protection_domain,
+                                            jint len, const unsigned char *data, jint *new_len,
+                                            unsigned char **new_data)
+{
+    BEGIN_CALLBACK();
+    layer_class_file_hook(env, data, len, new_data, new_len);
+    END_CALLBACK();
+}
+
+static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
+{
+    BEGIN_CALLBACK();
+    layer_data_dump_request();
+    END_CALLBACK();
+}
+
+/* ---- event switches --------------------------------------------------------- */
+
+static bool set_mode(jvmtiEnv *env, jvmtiEvent event, bool on)
+{
+    return JVMTI_OK(JVMTI_CALL(env, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
+}
+
+bool seam_source_set(seam_source source, bool on)
+{
+    switch (source) {
+    case SEAM_SRC_CLASS_PREPARE:
+        return set_mode(bk.jvmti, JVMTI_EVENT_CLASS_PREPARE, on);
+    case SEAM_SRC_CLASS_FILE_HOOK:
+        return set_mode(bk.jvmti, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, on);
+    case SEAM_SRC_CLASS_FREE:
+        return set_mode(bk.jvmti_cls, JVMTI_EVENT_OBJECT_FREE, on);
+    case SEAM_SRC_DATA_DUMP:
+        return set_mode(bk.jvmti, JVMTI_EVENT_DATA_DUMP_REQUEST, on);
+    case SEAM_SRC_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* ---- small services ------------------------------------------------------------ */
+
+char *seam_system_property(const char *name)
+{
+    char *value = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetSystemProperty, name, &value))) {
+        return NULL;
+    }
+    return bk_take_string(value);
+}
+
+void *seam_vm_alloc(unsigned int size)
+{
+    unsigned char *p = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, Allocate, (jlong)size, &p))) {
+        return NULL;
+    }
+    return p;
+}
+
+void seam_vm_free(void *p) { bk_deallocate(p); }
+
+void seam_force_gc(void) { JVMTI_CALL0(bk.jvmti, ForceGarbageCollection); }
+
+void seam_halt(jint code)
+{
+    JNIEnv *env = seam_current_env();
+    if (env != NULL) {
+        jclass runtime = (*env)->FindClass(env, "java/lang/Runtime");
+        jmethodID get = runtime ? (*env)->GetStaticMethodID(env, runtime, "getRuntime", "()Ljava/lang/Runtime;") : NULL;
+        jmethodID halt = runtime ? (*env)->GetMethodID(env, runtime, "halt", "(I)V") : NULL;
+        jobject rt = get ? (*env)->CallStaticObjectMethod(env, runtime, get) : NULL;
+        if (rt != NULL && halt != NULL) {
+            (*env)->CallVoidMethod(env, rt, halt, code);
+        }
+        (*env)->ExceptionClear(env);
+    }
+    /* Not a Java thread, or halt failed: leave without the VM's help. */
+    fflush(NULL);
+    _exit(code);
+}
+
+/* ---- Agent_OnLoad ------------------------------------------------------------------- */
+
+static bool create_envs(JavaVM *vm)
+{
+    if ((*vm)->GetEnv(vm, (void **)&bk.jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
+        (*vm)->GetEnv(vm, (void **)&bk.jvmti_cls, JVMTI_VERSION_1_2) != JNI_OK) {
+        LOG_ERROR("this VM offers no JVM TI 1.2 environment: the layer cannot run");
+        return false;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    caps.can_get_source_file_name = 1;
+    caps.can_get_line_numbers = 1;
+    caps.can_generate_all_class_hook_events = 1;
+    caps.can_suspend = 1;
+    caps.can_get_current_thread_cpu_time = 1;
+    caps.can_get_thread_cpu_time = 1;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
+        return false;
+    }
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    caps.can_generate_object_free_events = 1;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, AddCapabilities, &caps))) {
+        return false;
+    }
+
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    cb.ThreadStart = bk_on_thread_start;
+    cb.ThreadEnd = bk_on_thread_end;
+    cb.ClassPrepare = bk_on_class_prepare;
+    cb.ClassFileLoadHook = on_class_file_load_hook;
+    cb.DataDumpRequest = on_data_dump_request;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventCallbacks, &cb, (jint)sizeof cb))) {
+        return false;
+    }
+    memset(&cb, 0, sizeof cb);
+    cb.ObjectFree = bk_on_class_tag_free;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, SetEventCallbacks, &cb, (jint)sizeof cb))) {
+        return false;
+    }
+    /* Thread tracking is always on: JVMPI names threads by JNIEnv *, which
+     * only a thread's own events reveal.  Threads start rarely. */
+    return set_mode(bk.jvmti, JVMTI_EVENT_VM_INIT, true) && set_mode(bk.jvmti, JVMTI_EVENT_VM_DEATH, true) &&
+           set_mode(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && set_mode(bk.jvmti, JVMTI_EVENT_THREAD_END, true);
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    if (bk.vm != NULL) {
+        LOG_ERROR("libjvmpi.so is loaded twice: JVMPI supports one agent per VM");
+        return JNI_ERR;
+    }
+    bk.vm = vm;
+    if (!create_envs(vm)) {
+        return JNI_ERR;
+    }
+    patch_java_vm(vm);
+    return layer_onload(vm, options);
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+    atomic_store(&vm_dead, true);
+}

@@ -1,0 +1,306 @@
+/*
+ * classinfo.c - class IDs (tags on java.lang.Class objects, set in both JVM
+ * TI environments) and what a CLASS_LOAD says about a class.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+#define ACC_STATIC 0x0008
+
+/* Held while a class is given its ID and record, so that an ID is never
+ * visible before the record that answers RequestEvent(CLASS_LOAD) for it. */
+static pthread_mutex_t class_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void seam_class_info_free(seam_class_info *info)
+{
+    if (info == NULL) {
+        return;
+    }
+    free(info->name);
+    free(info->source_name);
+    for (jint i = 0; i < info->num_methods; i++) {
+        free(info->methods[i].method_name);
+        free(info->methods[i].method_signature);
+    }
+    free(info->methods);
+    for (jint i = 0; i < info->num_statics; i++) {
+        free(info->statics[i].field_name);
+        free(info->statics[i].field_signature);
+    }
+    free(info->statics);
+    for (jint i = 0; i < info->num_instances; i++) {
+        free(info->instances[i].field_name);
+        free(info->instances[i].field_signature);
+    }
+    free(info->instances);
+    free(info);
+}
+
+/* "Ljava/lang/String;" -> "java.lang.String"; "[Ljava/lang/String;" ->
+ * "[Ljava.lang.String;" (what Class.getName says, as JVMPI did). */
+static char *external_name(const char *sig)
+{
+    size_t len = strlen(sig);
+    char *name;
+    if (sig[0] == 'L' && len >= 2 && sig[len - 1] == ';') {
+        name = strndup(sig + 1, len - 2);
+    } else {
+        name = strdup(sig);
+    }
+    for (char *p = name; p != NULL && *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '.';
+        }
+    }
+    return name;
+}
+
+/* First and last bytecode's lines; -1 when the method has no line table. */
+static void method_lines(jmethodID m, jint *start, jint *end)
+{
+    jint n = 0;
+    jvmtiLineNumberEntry *table = NULL;
+    *start = *end = -1;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLineNumberTable, m, &n, &table)) || n <= 0) {
+        bk_deallocate(table);
+        return;
+    }
+    jint lo = 0, hi = 0;
+    for (jint i = 1; i < n; i++) {
+        if (table[i].start_location < table[lo].start_location) {
+            lo = i;
+        }
+        if (table[i].start_location > table[hi].start_location) {
+            hi = i;
+        }
+    }
+    *start = table[lo].line_number;
+    *end = table[hi].line_number;
+    bk_deallocate(table);
+}
+
+static bool fill_methods(jclass klass, seam_class_info *info)
+{
+    jint n = 0;
+    jmethodID *methods = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassMethods, klass, &n, &methods))) {
+        return false;
+    }
+    info->methods = calloc((size_t)n + 1, sizeof *info->methods);
+    if (info->methods == NULL) {
+        bk_deallocate(methods);
+        return false;
+    }
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+        if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodName, methods[i], &name, &sig, NULL))) {
+            continue;
+        }
+        JVMPI_Method *m = &info->methods[info->num_methods++];
+        m->method_name = bk_take_string(name);
+        m->method_signature = bk_take_string(sig);
+        m->method_id = methods[i];
+        method_lines(methods[i], &m->start_lineno, &m->end_lineno);
+    }
+    bk_deallocate(methods);
+    return true;
+}
+
+static bool fill_fields(jclass klass, seam_class_info *info)
+{
+    jint n = 0;
+    jfieldID *fields = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassFields, klass, &n, &fields))) {
+        return false;
+    }
+    info->statics = calloc((size_t)n + 1, sizeof *info->statics);
+    info->instances = calloc((size_t)n + 1, sizeof *info->instances);
+    if (info->statics == NULL || info->instances == NULL) {
+        bk_deallocate(fields);
+        return false;
+    }
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+        jint mods = 0;
+        if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetFieldName, klass, fields[i], &name, &sig, NULL)) ||
+            !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetFieldModifiers, klass, fields[i], &mods))) {
+            bk_deallocate(name);
+            bk_deallocate(sig);
+            continue;
+        }
+        JVMPI_Field *f = (mods & ACC_STATIC) ? &info->statics[info->num_statics++]
+                                             : &info->instances[info->num_instances++];
+        f->field_name = bk_take_string(name);
+        f->field_signature = bk_take_string(sig);
+    }
+    bk_deallocate(fields);
+    return true;
+}
+
+static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
+{
+    seam_class_info *info = calloc(1, sizeof *info);
+    char *sig = NULL;
+    if (info == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassSignature, klass, &sig, NULL))) {
+        free(info);
+        return NULL;
+    }
+    info->name = external_name(sig);
+    bk_deallocate(sig);
+    if (status & JVMTI_CLASS_STATUS_ARRAY) {
+        return info; /* arrays: no source, methods or fields, as in JDK 5.0 */
+    }
+    char *source = NULL;
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetSourceFileName, klass, &source))) {
+        info->source_name = bk_take_string(source);
+    }
+    jint n_ifaces = 0;
+    jclass *ifaces = NULL;
+    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetImplementedInterfaces, klass, &n_ifaces, &ifaces))) {
+        info->num_interfaces = n_ifaces;
+        for (jint i = 0; i < n_ifaces; i++) {
+            (*env)->DeleteLocalRef(env, ifaces[i]);
+        }
+        bk_deallocate(ifaces);
+    }
+    if (!fill_methods(klass, info) || !fill_fields(klass, info)) {
+        seam_class_info_free(info);
+        return NULL;
+    }
+    return info;
+}
+
+static jlong class_tag(jclass klass)
+{
+    jlong tag = 0;
+    JVMTI_CALL(bk.jvmti_cls, GetTag, klass, &tag);
+    return tag;
+}
+
+/* IDs defined under class_lock, announced once it is released: the agent's
+ * handler must never run while the layer holds a lock of its own. */
+typedef struct {
+    jobjectID *ids;
+    int count, cap;
+} id_list;
+
+static void id_list_add(id_list *l, jobjectID id)
+{
+    if (l == NULL) {
+        return;
+    }
+    if (l->count == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        jobjectID *grown = realloc(l->ids, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            return;
+        }
+        l->ids = grown;
+        l->cap = cap;
+    }
+    l->ids[l->count++] = id;
+}
+
+/* Gives the class its ID and record; superclasses first, so that CLASS_LOADs
+ * sent in definition order never name a super the agent has not seen. */
+static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
+{
+    jlong tag = class_tag(klass);
+    if (tag != 0) {
+        return seam_id_from_tag(tag);
+    }
+    jint status = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassStatus, klass, &status))) {
+        return NULL;
+    }
+    bool is_array = (status & JVMTI_CLASS_STATUS_ARRAY) != 0;
+    if ((status & JVMTI_CLASS_STATUS_PRIMITIVE) || (!is_array && !(status & JVMTI_CLASS_STATUS_PREPARED))) {
+        return NULL; /* primitives are no classes to JVMPI; unprepared ones get a ClassPrepare later */
+    }
+    jclass super = (*env)->GetSuperclass(env, klass);
+    if (super != NULL) {
+        define_class(env, super, defined);
+        (*env)->DeleteLocalRef(env, super);
+    }
+    seam_class_info *info = class_info(env, klass, status);
+    if (info == NULL) {
+        return NULL;
+    }
+    tag = ids_next();
+    info->id = seam_id_from_tag(tag);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, SetTag, klass, tag)) ||
+        !JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, klass, tag))) {
+        seam_class_info_free(info);
+        return NULL;
+    }
+    layer_class_defined(info);
+    id_list_add(defined, seam_id_from_tag(tag));
+    return seam_id_from_tag(tag);
+}
+
+jobjectID bk_class_id(JNIEnv *env, jclass klass)
+{
+    jlong tag = class_tag(klass);
+    if (tag != 0) {
+        return seam_id_from_tag(tag);
+    }
+    jobjectID id;
+    id_list defined = {NULL, 0, 0};
+    {
+        pthread_mutex_lock(&class_lock);
+        id = define_class(env, klass, &defined);
+        pthread_mutex_unlock(&class_lock);
+    }
+    for (int i = 0; i < defined.count; i++) {
+        layer_class_announce(env, defined.ids[i]);
+    }
+    free(defined.ids);
+    return id;
+}
+
+void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
+{
+    BEGIN_CALLBACK();
+    bk_class_id(env, klass);
+    END_CALLBACK();
+}
+
+void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag)
+{
+    BEGIN_CALLBACK();
+    layer_class_freed(seam_id_from_tag(tag));
+    END_CALLBACK();
+}
+
+void seam_define_loaded_classes(JNIEnv *env)
+{
+    jint n = 0;
+    jclass *classes = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetLoadedClasses, &n, &classes))) {
+        return;
+    }
+    {
+        pthread_mutex_lock(&class_lock);
+        for (jint i = 0; i < n; i++) {
+            define_class(env, classes[i], NULL);
+            (*env)->DeleteLocalRef(env, classes[i]);
+        }
+        pthread_mutex_unlock(&class_lock);
+    }
+    bk_deallocate(classes);
+}
+
+jobjectID seam_method_class(jmethodID method)
+{
+    jclass klass = NULL;
+    JNIEnv *env = seam_current_env();
+    if (env == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodDeclaringClass, method, &klass))) {
+        return NULL;
+    }
+    jobjectID id = bk_class_id(env, klass);
+    (*env)->DeleteLocalRef(env, klass);
+    return id;
+}

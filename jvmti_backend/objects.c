@@ -1,0 +1,60 @@
+/*
+ * objects.c - converting between jobject and jobjectID (JVM TI tags).
+ */
+#include <pthread.h>
+
+#include "backend.h"
+
+/* Tagging an untagged object is check-then-set: two threads converting the
+ * same object must agree on one ID. */
+static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
+
+jobject seam_object_from_id(JNIEnv *env, jobjectID id)
+{
+    jlong tag = seam_tag_from_id(id);
+    jint count = 0;
+    jobject *objects = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectsWithTags, 1, &tag, &count, &objects, NULL))) {
+        return NULL;
+    }
+    jobject obj = count > 0 ? objects[0] : NULL;
+    for (jint i = 1; i < count; i++) {
+        (*env)->DeleteLocalRef(env, objects[i]);
+    }
+    bk_deallocate(objects);
+    if (obj == NULL) {
+        LOG_ERROR("jobjectID2jobject: no live object has ID %p", (void *)id);
+    }
+    return obj;
+}
+
+jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
+{
+    jlong tag = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, obj, &tag))) {
+        return NULL;
+    }
+    if (tag != 0) {
+        return seam_id_from_tag(tag);
+    }
+    jclass class_class = (*env)->FindClass(env, "java/lang/Class");
+    bool is_class = class_class != NULL && (*env)->IsInstanceOf(env, obj, class_class);
+    if (class_class != NULL) {
+        (*env)->DeleteLocalRef(env, class_class);
+    }
+    if (is_class) {
+        return bk_class_id(env, (jclass)obj);
+    }
+    {
+        pthread_mutex_lock(&tag_lock);
+        JVMTI_CALL(bk.jvmti, GetTag, obj, &tag);
+        if (tag == 0) {
+            tag = ids_next();
+            if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, obj, tag))) {
+                tag = 0;
+            }
+        }
+        pthread_mutex_unlock(&tag_lock);
+    }
+    return tag != 0 ? seam_id_from_tag(tag) : NULL;
+}

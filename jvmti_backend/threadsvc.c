@@ -1,0 +1,220 @@
+/*
+ * threadsvc.c - threads: what THREAD_START says, thread IDs (tags on
+ * java.lang.Thread objects), suspension, status, CPU time, and the threads
+ * the layer and the agent create.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+static char *group_name(JNIEnv *env, jthreadGroup group, jthreadGroup *parent)
+{
+    jvmtiThreadGroupInfo gi;
+    memset(&gi, 0, sizeof gi);
+    *parent = NULL;
+    if (group == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadGroupInfo, group, &gi))) {
+        return NULL;
+    }
+    *parent = gi.parent;
+    return bk_take_string(gi.name);
+}
+
+static jobjectID thread_id(jthread thread)
+{
+    jlong tag = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, thread, &tag))) {
+        return NULL;
+    }
+    if (tag == 0) {
+        /* Only the thread itself tags its object, so there is no race here. */
+        tag = ids_next();
+        if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, thread, tag))) {
+            return NULL;
+        }
+    }
+    return seam_id_from_tag(tag);
+}
+
+/* thread_env is the thread's own JNIEnv *, NULL when called from another
+ * thread (which cannot learn it). */
+static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
+{
+    jvmtiThreadInfo ti;
+    memset(&ti, 0, sizeof ti);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadInfo, thread, &ti))) {
+        return;
+    }
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.env = thread_env;
+    info.id = thread_id(thread);
+    info.handle = (*env)->NewGlobalRef(env, thread);
+    info.name = bk_take_string(ti.name);
+    jthreadGroup parent = NULL, grandparent = NULL;
+    info.group_name = group_name(env, ti.thread_group, &parent);
+    info.parent_name = group_name(env, parent, &grandparent);
+    info.internal = bk.internal_thread != NULL && (*env)->IsSameObject(env, thread, bk.internal_thread);
+    if (ti.thread_group) (*env)->DeleteLocalRef(env, ti.thread_group);
+    if (ti.context_class_loader) (*env)->DeleteLocalRef(env, ti.context_class_loader);
+    if (parent) (*env)->DeleteLocalRef(env, parent);
+    if (grandparent) (*env)->DeleteLocalRef(env, grandparent);
+    if (info.id == NULL || info.handle == NULL) {
+        LOG_ERROR("thread %s could not be given an ID; the agent will not see it", info.name ? info.name : "?");
+        free(info.name);
+        free(info.group_name);
+        free(info.parent_name);
+        if (info.handle != NULL) {
+            (*env)->DeleteGlobalRef(env, info.handle);
+        }
+        return;
+    }
+    layer_thread_started(&info);
+}
+
+void bk_thread_started(JNIEnv *env, jthread thread) { thread_started(env, env, thread); }
+
+void bk_threads_started_unseen(JNIEnv *env)
+{
+    jint n = 0;
+    jthread *threads = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetAllThreads, &n, &threads))) {
+        return;
+    }
+    for (jint i = 0; i < n; i++) {
+        jlong tag = 0;
+        if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, threads[i], &tag)) && tag == 0) {
+            thread_started(env, NULL, threads[i]);
+        }
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    bk_deallocate(threads);
+}
+
+void JNICALL bk_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    BEGIN_CALLBACK();
+    bk_thread_started(env, thread);
+    END_CALLBACK();
+}
+
+void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    BEGIN_CALLBACK();
+    layer_thread_ended(env);
+    END_CALLBACK();
+}
+
+void seam_thread_handle_release(void *handle)
+{
+    JNIEnv *env = seam_current_env();
+    if (env != NULL) {
+        (*env)->DeleteGlobalRef(env, (jobject)handle);
+    }
+    /* From a thread outside the VM the reference stays: a leak, never a crash. */
+}
+
+jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
+{
+    jint state = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadState, (jthread)handle, &state))) {
+        return JVMPI_FAIL;
+    }
+    jint status;
+    if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
+        status = JVMPI_THREAD_MONITOR_WAIT;
+    } else if (state & JVMTI_THREAD_STATE_WAITING) {
+        status = JVMPI_THREAD_CONDVAR_WAIT; /* Object.wait, sleep, park */
+    } else {
+        status = JVMPI_THREAD_RUNNABLE;
+    }
+    if ((state & JVMTI_THREAD_STATE_SUSPENDED) && !suspended_by_jvmpi) {
+        status |= JVMPI_THREAD_SUSPENDED;
+    }
+    if (state & JVMTI_THREAD_STATE_INTERRUPTED) {
+        status |= JVMPI_THREAD_INTERRUPTED;
+    }
+    return status;
+}
+
+bool seam_thread_suspend(void *handle) { return JVMTI_OK(JVMTI_CALL(bk.jvmti, SuspendThread, (jthread)handle)); }
+bool seam_thread_resume(void *handle) { return JVMTI_OK(JVMTI_CALL(bk.jvmti, ResumeThread, (jthread)handle)); }
+
+jlong seam_thread_cpu_time(void *handle)
+{
+    jlong ns = -1;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadCpuTime, (jthread)handle, &ns))) {
+        return -1;
+    }
+    return ns;
+}
+
+/* ---- threads the layer starts ------------------------------------------------ */
+
+typedef struct {
+    void (*f)(void *);
+    void *arg;
+} system_thread_start;
+
+static void JNICALL run_system_thread(jvmtiEnv *jvmti, JNIEnv *env, void *p)
+{
+    system_thread_start start = *(system_thread_start *)p;
+    free(p);
+    start.f(start.arg);
+}
+
+static jthread new_thread_object(JNIEnv *env, const char *name)
+{
+    jclass cls = (*env)->FindClass(env, "java/lang/Thread");
+    jmethodID ctor = cls != NULL ? (*env)->GetMethodID(env, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring jname = ctor != NULL ? (*env)->NewStringUTF(env, name) : NULL;
+    jthread thread = jname != NULL ? (*env)->NewObject(env, cls, ctor, jname) : NULL;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionDescribe(env);
+        (*env)->ExceptionClear(env);
+        thread = NULL;
+    }
+    if (cls) (*env)->DeleteLocalRef(env, cls);
+    if (jname) (*env)->DeleteLocalRef(env, jname);
+    return thread;
+}
+
+static bool start_thread(JNIEnv *env, jthread thread, jvmtiStartFunction fn, void *arg, jint priority)
+{
+    bool ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, RunAgentThread, thread, fn, arg, priority));
+    (*env)->DeleteLocalRef(env, thread);
+    return ok;
+}
+
+bool seam_start_system_thread(JNIEnv *env, const char *name, jint priority, void (*f)(void *), void *arg)
+{
+    jthread thread = new_thread_object(env, name);
+    system_thread_start *start = malloc(sizeof *start);
+    if (thread == NULL || start == NULL) {
+        LOG_ERROR("CreateSystemThread(%s): the thread object could not be made", name);
+        free(start);
+        return false;
+    }
+    start->f = f;
+    start->arg = arg;
+    if (!start_thread(env, thread, run_system_thread, start, priority)) {
+        free(start);
+        return false;
+    }
+    return true;
+}
+
+static void JNICALL run_delivery(jvmtiEnv *jvmti, JNIEnv *env, void *unused)
+{
+    layer_delivery_main(env);
+}
+
+bool seam_start_delivery_thread(JNIEnv *env)
+{
+    jthread thread = new_thread_object(env, "JVMPI layer delivery");
+    if (thread == NULL) {
+        return false;
+    }
+    bk.internal_thread = (*env)->NewGlobalRef(env, thread);
+    return start_thread(env, thread, run_delivery, NULL, JVMTI_THREAD_NORM_PRIORITY);
+}

@@ -1,0 +1,30 @@
+# Sourced by every it_*.sh.  ctest sets JAVA_HOME, LAYER, AGENTS_DIR,
+# PROJECT_AGENTS_DIR, CLASSES, WORK_ROOT, SOURCE_DIR and JDK_MAJOR.
+set -u
+JAVA="$JAVA_HOME/bin/java"
+WORK="$WORK_ROOT"
+rm -rf "$WORK" && mkdir -p "$WORK"
+cd "$WORK" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+note() { echo "-- $*"; }
+
+# run_java OUT_PREFIX java-args...: runs java, keeps stdout/stderr in
+# $WORK/OUT_PREFIX.out / .err, returns java's exit code.
+run_java() {
+  local out="$1"; shift
+  note "java $*"
+  timeout 120 "$JAVA" "$@" >"$WORK/$out.out" 2>"$WORK/$out.err"
+  local rc=$?
+  note "exit code $rc"
+  return $rc
+}
+
+# agent_arg NAME OPTIONS: the -agentpath argument loading test agent NAME.
+agent_arg() { echo "-agentpath:$LAYER=$AGENTS_DIR/lib$1.so${2:+:$2}"; }
+
+expect_file_has() { grep -q -- "$2" "$1" || { echo "--- $1:"; head -50 "$1"; fail "expected '$2' in $(basename "$1")"; }; }
+expect_file_lacks() { ! grep -q -- "$2" "$1" || { echo "--- $1:"; grep -- "$2" "$1" | head; fail "did not expect '$2' in $(basename "$1")"; }; }
+# A test agent reports "FAIL ..." lines for what it checked itself.
+expect_no_agent_failures() { for f in "$@"; do expect_file_lacks "$f" '^FAIL'; done; }

@@ -1,0 +1,144 @@
+#include "fake_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fake_backend_state fake;
+
+void fake_reset(void)
+{
+    memset(&fake, 0, sizeof fake);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+}
+
+static char *dup_fmt(const char *prefix, int i)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s%d", prefix, i);
+    return strdup(buf);
+}
+
+seam_class_info *fake_class(jobjectID id, const char *name, int methods, int statics, int instances)
+{
+    seam_class_info *c = calloc(1, sizeof *c);
+    c->id = id;
+    c->name = strdup(name);
+    c->source_name = strdup("Fake.java");
+    c->num_interfaces = 1;
+    c->num_methods = methods;
+    c->methods = calloc((size_t)methods + 1, sizeof *c->methods);
+    for (int i = 0; i < methods; i++) {
+        c->methods[i].method_name = dup_fmt("m", i);
+        c->methods[i].method_signature = strdup("()V");
+        c->methods[i].start_lineno = 10 * i;
+        c->methods[i].end_lineno = 10 * i + 5;
+        c->methods[i].method_id = (jmethodID)(uintptr_t)(0x1000 + i);
+    }
+    c->num_statics = statics;
+    c->statics = calloc((size_t)statics + 1, sizeof *c->statics);
+    for (int i = 0; i < statics; i++) {
+        c->statics[i].field_name = dup_fmt("s", i);
+        c->statics[i].field_signature = strdup("I");
+    }
+    c->num_instances = instances;
+    c->instances = calloc((size_t)instances + 1, sizeof *c->instances);
+    for (int i = 0; i < instances; i++) {
+        c->instances[i].field_name = dup_fmt("f", i);
+        c->instances[i].field_signature = strdup("J");
+    }
+    return c;
+}
+
+void fake_thread(JNIEnv *env, jobjectID id, const char *name)
+{
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    JNIEnv *saved = fake.current_env;
+    fake.current_env = env;
+    info.env = env;
+    info.id = id;
+    info.handle = (void *)env;
+    info.name = strdup(name);
+    info.group_name = strdup("main");
+    info.parent_name = strdup("system");
+    layer_thread_started(&info);
+    fake.current_env = saved;
+}
+
+/* ---- the seam --------------------------------------------------------------- */
+
+void seam_class_info_free(seam_class_info *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    for (jint i = 0; i < c->num_methods; i++) {
+        free(c->methods[i].method_name);
+        free(c->methods[i].method_signature);
+    }
+    for (jint i = 0; i < c->num_statics; i++) {
+        free(c->statics[i].field_name);
+        free(c->statics[i].field_signature);
+    }
+    for (jint i = 0; i < c->num_instances; i++) {
+        free(c->instances[i].field_name);
+        free(c->instances[i].field_signature);
+    }
+    free(c->methods);
+    free(c->statics);
+    free(c->instances);
+    free(c->name);
+    free(c->source_name);
+    free(c);
+}
+
+bool seam_source_set(seam_source source, bool on)
+{
+    if (fake.refuse_sources) {
+        return false;
+    }
+    fake.source_on[source] = on;
+    fake.source_switches++;
+    return true;
+}
+
+char *seam_system_property(const char *name) { return NULL; }
+JNIEnv *seam_current_env(void) { return fake.current_env; }
+void seam_define_loaded_classes(JNIEnv *env) { fake.define_loaded_calls++; }
+jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
+
+jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
+{
+    jint n = fake.trace_frames < depth ? fake.trace_frames : depth;
+    for (jint i = 0; i < n; i++) {
+        frames[i].lineno = 100 + i;
+        frames[i].method_id = (jmethodID)(uintptr_t)(0x2000 + i);
+    }
+    return n;
+}
+
+jint seam_thread_status(void *handle, bool suspended_by_jvmpi) { return fake.thread_status; }
+bool seam_thread_suspend(void *handle) { fake.suspend_calls++; return true; }
+bool seam_thread_resume(void *handle) { fake.resume_calls++; return true; }
+jlong seam_thread_cpu_time(void *handle) { return fake.cpu_time; }
+void seam_thread_handle_release(void *handle) {}
+
+bool seam_start_system_thread(JNIEnv *env, const char *name, jint priority, void (*f)(void *), void *arg)
+{
+    fake.system_threads++;
+    return true;
+}
+
+bool seam_start_delivery_thread(JNIEnv *env) { return true; }
+void *seam_vm_alloc(unsigned int size) { return malloc(size); }
+void seam_vm_free(void *p) { free(p); }
+void seam_force_gc(void) { fake.gc_calls++; }
+jobject seam_object_from_id(JNIEnv *env, jobjectID id) { return (jobject)id; }
+jobjectID seam_id_from_object(JNIEnv *env, jobject object) { return (jobjectID)object; }
+
+void seam_halt(jint code)
+{
+    fake.halt_calls++;
+    fake.halt_code = code;
+}
