@@ -66,9 +66,9 @@ jint layer_onload(JavaVM *vm, const char *text)
     if (agent.agent != NULL) {
         rc = loader_start_agent(vm, agent.agent, agent.agent_options, &paths);
     } else {
-        /* No agent named: the unchanged -Xrun command line.  The VM calls the
-         * agent's JVM_OnLoad itself, later, with the JavaVM we patched. */
-        loader_preload_xrun_agents(&paths);
+        /* No agent named: the unchanged -Xrun command line.  The VM finds the
+         * library itself (JDK lib directory, then LD_LIBRARY_PATH) and calls its
+         * JVM_OnLoad later, with the JavaVM whose GetEnv we patched. */
         LOG_INFO("no agent named after '=': waiting for an -Xrun agent to ask for JVMPI");
     }
     free(boot);

@@ -31,14 +31,4 @@ const char *loader_agents_dir(void);
  * JNI_OK, or JNI_ERR after one line saying what went wrong. */
 jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, const loader_paths *paths);
 
-/* The -Xrun agent names in a list of VM arguments ("-Xrunfoo:opts",
- * "-J-Xrunfoo").  Calls fn for each name; returns how many. */
-int loader_xrun_names(const char *const *args, int nargs, void (*fn)(const char *name, void *arg), void *arg);
-
-/* For the unchanged -Xrun command line: the VM itself will dlopen
- * "lib<name>.so" by bare name.  For each -Xrun agent that only the project's
- * agents directory has, load it from there first, so that the VM's dlopen
- * finds the library already loaded under that soname. */
-void loader_preload_xrun_agents(const loader_paths *paths);
-
 #endif

@@ -80,9 +80,12 @@ JNIEnv *seam_current_env(void)
 
 /* ---- callbacks ------------------------------------------------------------ */
 
+static void apply_pending_sources(void);
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
+    apply_pending_sources();
     /* The main thread has had no ThreadStart yet, and the VM's own threads
      * started before the start phase never get one. */
     bk_thread_started(env, thread);
@@ -124,7 +127,39 @@ static bool set_mode(jvmtiEnv *env, jvmtiEvent event, bool on)
     return JVMTI_OK(JVMTI_CALL(env, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
 }
 
+/* -Xrun agents run JVM_OnLoad in the start phase, where JVM TI refuses to
+ * switch events: their requests are kept and applied at VM init. */
+static bool pending_set[SEAM_SRC_COUNT];
+static bool pending_on[SEAM_SRC_COUNT];
+
+static bool source_set_now(seam_source source, bool on);
+
 bool seam_source_set(seam_source source, bool on)
+{
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    JVMTI_CALL(bk.jvmti, GetPhase, &phase);
+    if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL) {
+        pending_set[source] = true;
+        pending_on[source] = on;
+        LOG_DEBUG("event source %d switch deferred to VM init", (int)source);
+        return true;
+    }
+    return source_set_now(source, on);
+}
+
+static void apply_pending_sources(void)
+{
+    for (int s = 0; s < SEAM_SRC_COUNT; s++) {
+        if (pending_set[s]) {
+            pending_set[s] = false;
+            if (!source_set_now((seam_source)s, pending_on[s])) {
+                LOG_ERROR("an event the agent enabled during start-up could not be switched on");
+            }
+        }
+    }
+}
+
+static bool source_set_now(seam_source source, bool on)
 {
     switch (source) {
     case SEAM_SRC_CLASS_PREPARE:
