@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "threads.h"
 
 _Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
@@ -162,7 +163,7 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
         }
         return;
     }
-    ev->env_id = env;
+    ev->env_id = threads_event_env(env);
     notify(ev);
 }
 

@@ -37,7 +37,8 @@ jint events_disable(jint event_type);
 void events_set_interface(JVMPI_Interface *iface);
 
 /* Hands ev to the agent.  The caller zeroed ev before filling it and set
- * event_type; env_id is set here to the calling thread's JNIEnv *. */
+ * event_type; env_id is set here to the calling thread's JNIEnv * (or the
+ * handle the agent knows the thread by). */
 void events_deliver(JNIEnv *env, JVMPI_Event *ev);
 
 /* Stops all delivery (VM death, ProfilerExit). */

@@ -115,10 +115,11 @@ void layer_vm_init(JNIEnv *env)
     if (!seam_start_delivery_thread(env)) {
         LOG_WARN("the layer's delivery thread did not start: CLASS_UNLOAD will not be sent");
     }
+    /* Agents start their threads from the JVM_INIT_DONE handler (HPROF did). */
+    interface_mark_init_done();
     if (events_enabled(JVMPI_EVENT_JVM_INIT_DONE)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_INIT_DONE);
     }
-    interface_mark_init_done();
 }
 
 void layer_stop(void)
@@ -131,13 +132,38 @@ void layer_stop(void)
     pthread_mutex_unlock(&freed_lock);
 }
 
+/* HotSpot 17+ ends the thread that runs DestroyJavaVM before it posts
+ * VMDeath from that same thread; JVMPI sent JVM_SHUT_DOWN from a live
+ * thread, whose thread-local storage the agent still had.  That thread's
+ * end is held back until JVM_SHUT_DOWN has been delivered. */
+static const char last_thread_name[] = "DestroyJavaVM";
+static JNIEnv *_Atomic held_back_end;
+
+static void end_thread(JNIEnv *env, thread_rec *t)
+{
+    if (layer_is_live() && !t->internal) {
+        dispatch_announce_thread(env, t);
+        if (events_enabled(JVMPI_EVENT_THREAD_END)) {
+            dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
+        }
+    }
+    threads_release(t);
+    threads_end(env);
+}
+
 void layer_vm_death(JNIEnv *env)
 {
+    LOG_DEBUG("VM death");
     if (layer_phase() == LAYER_DEAD) {
         return;
     }
     if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
+    }
+    JNIEnv *held = atomic_exchange(&held_back_end, NULL);
+    thread_rec *t = held != NULL ? threads_acquire_by_env(held) : NULL;
+    if (t != NULL) {
+        end_thread(held, t);
     }
     layer_stop();
 }
@@ -160,18 +186,17 @@ void layer_thread_started(seam_thread_info *info)
 
 void layer_thread_ended(JNIEnv *env)
 {
+    LOG_DEBUG("thread ended: env=%p", (void *)env);
     thread_rec *t = threads_acquire_by_env(env);
     if (t == NULL) {
         return;
     }
-    if (layer_is_live() && !t->internal) {
-        dispatch_announce_thread(env, t);
-        if (events_enabled(JVMPI_EVENT_THREAD_END)) {
-            dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
-        }
+    if (layer_is_live() && t->info.name != NULL && strcmp(t->info.name, last_thread_name) == 0) {
+        threads_release(t);
+        atomic_store(&held_back_end, env);
+        return;
     }
-    threads_release(t);
-    threads_end(env);
+    end_thread(env, t);
 }
 
 /* ---- classes ------------------------------------------------------------- */

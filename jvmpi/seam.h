@@ -80,6 +80,8 @@ char *seam_system_property(const char *name);
 
 /* JNIEnv * of the calling thread, NULL when it is not attached to the VM. */
 JNIEnv *seam_current_env(void);
+/* ID of the calling thread's java.lang.Thread, NULL when it has none. */
+jobjectID seam_current_thread_id(void);
 
 /* Every loaded, prepared class (arrays included, primitives left out) that
  * has no ID yet gets one and is passed to layer_class_defined(), without

@@ -211,6 +211,37 @@ bool threads_tls_set(JNIEnv *env, void *value)
     return true;
 }
 
+JNIEnv *threads_event_env(JNIEnv *env)
+{
+    thread_entry *me = self;
+    if (me != NULL) {
+        return me->rec.info.env;
+    }
+    if (env == NULL) {
+        return NULL;
+    }
+    thread_entry *e = NULL;
+    {
+        pthread_mutex_lock(&table_lock);
+        HASH_FIND(hh_env, by_env, &env, sizeof env, e);
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (e != NULL) {
+        return env;
+    }
+    jobjectID id = seam_current_thread_id();
+    {
+        pthread_mutex_lock(&table_lock);
+        HASH_FIND(hh_id, by_id, &id, sizeof id, e);
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (e == NULL) {
+        return env;
+    }
+    self = e; /* the record lives until this very thread ends */
+    return e->rec.info.env;
+}
+
 static int by_seq(const void *a, const void *b)
 {
     const thread_entry *x = *(thread_entry *const *)a, *y = *(thread_entry *const *)b;

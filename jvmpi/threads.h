@@ -42,6 +42,11 @@ void threads_release(thread_rec *t);
 /* True once per record: the caller is the one that sends its THREAD_START. */
 bool threads_claim_announce(thread_rec *t);
 
+/* The env_id to put in an event sent from the calling thread: its own
+ * JNIEnv *, or for a thread the agent knows by a layer-made handle, that
+ * handle (found once through the thread's ID, then cached). */
+JNIEnv *threads_event_env(JNIEnv *env);
+
 /* The agent's thread-local storage word; false when env names no known thread. */
 bool threads_tls_get(JNIEnv *env, void **value);
 bool threads_tls_set(JNIEnv *env, void *value);

@@ -105,6 +105,19 @@ void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     END_CALLBACK();
 }
 
+jobjectID seam_current_thread_id(void)
+{
+    jthread thread = NULL;
+    jlong tag = 0;
+    JNIEnv *env = seam_current_env();
+    if (env == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetCurrentThread, &thread)) || thread == NULL) {
+        return NULL;
+    }
+    JVMTI_CALL(bk.jvmti, GetTag, thread, &tag);
+    (*env)->DeleteLocalRef(env, thread);
+    return tag != 0 ? seam_id_from_tag(tag) : NULL;
+}
+
 void seam_thread_handle_release(void *handle)
 {
     JNIEnv *env = seam_current_env();

@@ -6,10 +6,21 @@
 
 fake_backend_state fake;
 
+static __thread JNIEnv *thread_env;
+static __thread bool thread_env_set;
+
 void fake_reset(void)
 {
     memset(&fake, 0, sizeof fake);
     fake.thread_status = JVMPI_THREAD_RUNNABLE;
+    thread_env = NULL;
+    thread_env_set = false;
+}
+
+void fake_set_thread_env(JNIEnv *env)
+{
+    thread_env = env;
+    thread_env_set = env != NULL;
 }
 
 static char *dup_fmt(const char *prefix, int i)
@@ -54,8 +65,10 @@ void fake_thread(JNIEnv *env, jobjectID id, const char *name)
 {
     seam_thread_info info;
     memset(&info, 0, sizeof info);
-    JNIEnv *saved = fake.current_env;
-    fake.current_env = env;
+    JNIEnv *saved = thread_env;
+    bool saved_set = thread_env_set;
+    thread_env = env;
+    thread_env_set = true;
     info.env = env;
     info.id = id;
     info.handle = (void *)env;
@@ -63,7 +76,8 @@ void fake_thread(JNIEnv *env, jobjectID id, const char *name)
     info.group_name = strdup("main");
     info.parent_name = strdup("system");
     layer_thread_started(&info);
-    fake.current_env = saved;
+    thread_env = saved;
+    thread_env_set = saved_set;
 }
 
 /* ---- the seam --------------------------------------------------------------- */
@@ -95,7 +109,7 @@ void seam_class_info_free(seam_class_info *c)
 
 bool seam_source_set(seam_source source, bool on)
 {
-    if (fake.refuse_sources) {
+    if (fake.refuse_sources || fake.refuse_source[source]) {
         return false;
     }
     fake.source_on[source] = on;
@@ -105,11 +119,14 @@ bool seam_source_set(seam_source source, bool on)
 
 char *seam_system_property(const char *name) { return NULL; }
 JNIEnv *seam_current_env(void) { return fake.current_env; }
+jobjectID seam_current_thread_id(void) { return fake.current_thread_id; }
 void seam_define_loaded_classes(JNIEnv *env) { fake.define_loaded_calls++; }
 jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
 
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
+    fake.trace_handle = handle;
+    fake.trace_depth = depth;
     jint n = fake.trace_frames < depth ? fake.trace_frames : depth;
     for (jint i = 0; i < n; i++) {
         frames[i].lineno = 100 + i;
@@ -119,20 +136,52 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 }
 
 jint seam_thread_status(void *handle, bool suspended_by_jvmpi) { return fake.thread_status; }
-bool seam_thread_suspend(void *handle) { fake.suspend_calls++; return true; }
-bool seam_thread_resume(void *handle) { fake.resume_calls++; return true; }
+bool seam_thread_suspend(void *handle)
+{
+    fake.suspend_calls++;
+    fake.suspend_handle = handle;
+    return true;
+}
+
+bool seam_thread_resume(void *handle)
+{
+    fake.resume_calls++;
+    fake.resume_handle = handle;
+    return true;
+}
+
 jlong seam_thread_cpu_time(void *handle) { return fake.cpu_time; }
-void seam_thread_handle_release(void *handle) {}
+void seam_thread_handle_release(void *handle)
+{
+    fake.handle_releases++;
+    fake.last_released_handle = handle;
+}
 
 bool seam_start_system_thread(JNIEnv *env, const char *name, jint priority, void (*f)(void *), void *arg)
 {
     fake.system_threads++;
+    fake.system_thread_priority = priority;
+    fake.system_thread_fn = f;
     return true;
 }
 
-bool seam_start_delivery_thread(JNIEnv *env) { return true; }
-void *seam_vm_alloc(unsigned int size) { return malloc(size); }
-void seam_vm_free(void *p) { free(p); }
+bool seam_start_delivery_thread(JNIEnv *env)
+{
+    fake.delivery_threads++;
+    return true;
+}
+
+void *seam_vm_alloc(unsigned int size)
+{
+    fake.vm_allocs++;
+    return malloc(size);
+}
+
+void seam_vm_free(void *p)
+{
+    fake.vm_frees++;
+    free(p);
+}
 void seam_force_gc(void) { fake.gc_calls++; }
 jobject seam_object_from_id(JNIEnv *env, jobjectID id) { return (jobject)id; }
 jobjectID seam_id_from_object(JNIEnv *env, jobject object) { return (jobjectID)object; }

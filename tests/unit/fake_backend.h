@@ -23,20 +23,42 @@ typedef struct {
     /* what the "VM" answers */
     bool refuse_sources;
     JNIEnv *current_env;                 /* seam_current_env() */
+    jobjectID current_thread_id;         /* seam_current_thread_id() */
     jint thread_status;                  /* seam_thread_status() */
     jlong cpu_time;                      /* seam_thread_cpu_time() */
     jint trace_frames;                   /* seam_call_trace() fills this many (<= depth) */
     jobjectID method_class;              /* seam_method_class() */
+
+    /* added for test_options/tables/events/interface */
+    bool refuse_source[SEAM_SRC_COUNT];  /* refuse switching just these sources */
+    int handle_releases;                 /* seam_thread_handle_release calls */
+    void *last_released_handle;
+    int vm_allocs, vm_frees;             /* seam_vm_alloc / seam_vm_free calls */
+    int delivery_threads;                /* seam_start_delivery_thread calls */
+    jint system_thread_priority;         /* arguments of the last seam_start_system_thread */
+    void (*system_thread_fn)(void *);
+    void *suspend_handle, *resume_handle;/* last handle passed */
+    void *trace_handle;                  /* last handle seam_call_trace got */
+    jint trace_depth;                    /* last depth seam_call_trace got */
+    /* seam_define_loaded_classes runs this (after counting), e.g. to define
+     * the classes the "VM" had loaded before VM init. */
+    void (*on_define_loaded)(JNIEnv *env);
 } fake_backend_state;
 
 extern fake_backend_state fake;
 
+/* Also clears the calling thread's fake_set_thread_env. */
 void fake_reset(void);
+
+/* seam_current_env() answers env in the calling thread only (NULL: back to
+ * fake.current_env), so several test threads can each be "attached". */
+void fake_set_thread_env(JNIEnv *env);
 
 /* A class record the way the backend would build it (all strings malloc'd). */
 seam_class_info *fake_class(jobjectID id, const char *name, int methods, int statics, int instances);
 
-/* Registers a thread as the backend would, in the calling thread. */
+/* Registers a thread as the backend would, in the calling thread (which is
+ * seen as attached with env during the call). */
 void fake_thread(JNIEnv *env, jobjectID id, const char *name);
 
 #endif
