@@ -162,7 +162,8 @@ static jlong JNICALL get_current_thread_cpu_time(void)
     return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static jint suspend_one(const char *fn, JNIEnv *env)
+/* Suspends or resumes the thread an agent names by its JNIEnv *. */
+static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)
 {
     if (!require_live(fn)) {
         return JVMPI_FAIL;
@@ -171,34 +172,23 @@ static jint suspend_one(const char *fn, JNIEnv *env)
     if (t == NULL) {
         return JVMPI_FAIL;
     }
+    void *handle = t->info.handle;
     jint rc = JVMPI_FAIL;
-    if (seam_thread_suspend(t->info.handle)) {
-        t->suspended = true;
-        t->cpu_prev_suspend = t->cpu_last_suspend;
-        t->cpu_last_suspend = seam_thread_cpu_time(t->info.handle);
+    if (suspend ? seam_thread_suspend(handle) : seam_thread_resume(handle)) {
+        t->suspended = suspend;
+        if (suspend) {
+            /* ThreadHasRun compares CPU time across the last two suspensions. */
+            t->cpu_prev_suspend = t->cpu_last_suspend;
+            t->cpu_last_suspend = seam_thread_cpu_time(handle);
+        }
         rc = JVMPI_SUCCESS;
     }
     threads_release(t);
     return rc;
 }
 
-static jint resume_one(const char *fn, JNIEnv *env)
-{
-    if (!require_live(fn)) {
-        return JVMPI_FAIL;
-    }
-    thread_rec *t = thread_arg(fn, env);
-    if (t == NULL) {
-        return JVMPI_FAIL;
-    }
-    jint rc = JVMPI_FAIL;
-    if (seam_thread_resume(t->info.handle)) {
-        t->suspended = false;
-        rc = JVMPI_SUCCESS;
-    }
-    threads_release(t);
-    return rc;
-}
+static jint suspend_one(const char *fn, JNIEnv *env) { return set_suspended(fn, env, true); }
+static jint resume_one(const char *fn, JNIEnv *env) { return set_suspended(fn, env, false); }
 
 static void JNICALL suspend_thread(JNIEnv *env) { (void)suspend_one("SuspendThread", env); }
 static void JNICALL resume_thread(JNIEnv *env) { (void)resume_one("ResumeThread", env); }

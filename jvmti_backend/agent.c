@@ -14,6 +14,9 @@
 
 static _Atomic int callbacks_active;
 static _Atomic bool vm_dead;
+/* Callbacks the calling thread is inside: VM death can come from within one
+ * (ProfilerExit in a handler halts the VM), and that one never returns. */
+static __thread int own_callbacks;
 
 bool bk_callback_enter(void)
 {
@@ -22,21 +25,26 @@ bool bk_callback_enter(void)
         atomic_fetch_sub(&callbacks_active, 1);
         return false;
     }
+    own_callbacks++;
     return true;
 }
 
-void bk_callback_exit(void) { atomic_fetch_sub(&callbacks_active, 1); }
+void bk_callback_exit(void)
+{
+    own_callbacks--;
+    atomic_fetch_sub(&callbacks_active, 1);
+}
 
-/* Lets callbacks already running finish before the layer goes away; a
- * callback stuck in the agent is not waited for forever. */
+/* Lets callbacks of other threads already running finish before the layer
+ * goes away; a callback stuck in the agent is not waited for forever. */
 static void wait_for_callbacks(void)
 {
-    for (int i = 0; i < 5000 && atomic_load(&callbacks_active) > 0; i++) {
+    for (int i = 0; i < 5000 && atomic_load(&callbacks_active) > own_callbacks; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (atomic_load(&callbacks_active) > 0) {
-        LOG_WARN("%d callbacks still running at VM death", atomic_load(&callbacks_active));
+    if (atomic_load(&callbacks_active) > own_callbacks) {
+        LOG_WARN("%d callbacks still running at VM death", atomic_load(&callbacks_active) - own_callbacks);
     }
 }
 

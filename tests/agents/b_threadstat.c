@@ -1,0 +1,220 @@
+/*
+ * b_threadstat - GetThreadStatus, ThreadHasRun, Suspend/ResumeThread and
+ * Suspend/ResumeThreadList on the threads of B_ThreadStates (it_b_threadstat.sh).
+ *
+ * The JNIEnv * of each Java thread comes from its THREAD_START.  A sampler
+ * made with CreateSystemThread at JVM_INIT_DONE waits for OUTFILE.ready
+ * (made by the Java program once every thread is in its state), samples, and
+ * creates OUTFILE.done.
+ *
+ * Expectations, from the JVMPI specification:
+ * - GetThreadStatus: sleeping and Object.wait are CONDVAR_WAIT, blocked on
+ *   monitor entry is MONITOR_WAIT, a busy loop is RUNNABLE.  The SUSPENDED and
+ *   INTERRUPTED bits are masked off for that comparison.  A suspension made
+ *   through JVMPI does not change the status ("the status at the time of
+ *   suspension is returned"), so the SUSPENDED bit must not show while the
+ *   sampler itself holds the thread suspended.
+ * - ThreadHasRun is asked while the thread is suspended, from the second
+ *   suspension on (the first has nothing to compare with): the spinner ran
+ *   in the 100 ms between, the sleeper did not.
+ * - Suspend/ResumeThreadList report 0 (no error) per thread.
+ * Nothing is written to the output while a thread is suspended: a suspended
+ * thread may hold a libc lock.
+ * Options: OUTFILE.
+ */
+#include "b_common.h"
+
+#define AGENT "b_threadstat"
+#define ROUNDS 5
+
+enum { SLEEPER, SPINNER, HOLDER, BLOCKED, WAITER, NTHREADS };
+static const char *const names[NTHREADS] = { "sleeper", "spinner", "holder", "blocked", "waiter" };
+static const jint expected[NTHREADS] = {
+    JVMPI_THREAD_CONDVAR_WAIT, JVMPI_THREAD_RUNNABLE, JVMPI_THREAD_CONDVAR_WAIT,
+    JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT,
+};
+static JNIEnv *envs[NTHREADS];
+static pthread_mutex_t envs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define STATE_MASK (~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED))
+
+static const char *status_name(jint s)
+{
+    switch (s & STATE_MASK) {
+    case JVMPI_THREAD_RUNNABLE: return "RUNNABLE";
+    case JVMPI_THREAD_MONITOR_WAIT: return "MONITOR_WAIT";
+    case JVMPI_THREAD_CONDVAR_WAIT: return "CONDVAR_WAIT";
+    default: return "?";
+    }
+}
+
+static void check_status(int t, jint s, const char *when)
+{
+    b_check((s & STATE_MASK) == expected[t], "%s %s: GetThreadStatus 0x%x (%s), expected %s", names[t], when,
+            (unsigned)s, status_name(s), status_name(expected[t]));
+}
+
+static void check_not_suspended_bit(int t, jint s, const char *when)
+{
+    b_check(!(s & JVMPI_THREAD_SUSPENDED), "%s %s: our own suspension does not show (status 0x%x)", names[t],
+            when, (unsigned)s);
+}
+
+static void sample_single(void)
+{
+    /* ROUNDS suspensions of sleeper and spinner, 100 ms apart. */
+    jint st[ROUNDS][2];
+    jboolean ran[ROUNDS][2];
+    const int which[2] = { SLEEPER, SPINNER };
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int k = 0; k < 2; k++)
+            b_pi->SuspendThread(envs[which[k]]);
+        for (int k = 0; k < 2; k++) {
+            st[r][k] = b_pi->GetThreadStatus(envs[which[k]]);
+            ran[r][k] = r > 0 ? b_pi->ThreadHasRun(envs[which[k]]) : JNI_FALSE;
+        }
+        for (int k = 0; k < 2; k++)
+            b_pi->ResumeThread(envs[which[k]]);
+        b_sleep_ms(100);
+    }
+    int spinner_ran = 0, sleeper_ran = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        b_log("round %d: sleeper status 0x%x hasrun %d, spinner status 0x%x hasrun %d", r, (unsigned)st[r][0],
+              (int)ran[r][0], (unsigned)st[r][1], (int)ran[r][1]);
+        if (r > 0) {
+            spinner_ran += ran[r][1] == JNI_TRUE;
+            sleeper_ran += ran[r][0] != JNI_FALSE;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        check_status(which[k], st[0][k], "while suspended by SuspendThread");
+        check_not_suspended_bit(which[k], st[0][k], "while suspended by SuspendThread");
+        check_status(which[k], st[ROUNDS - 1][k], "while suspended, last round");
+    }
+    b_check(spinner_ran == ROUNDS - 1, "ThreadHasRun(spinner) is JNI_TRUE in each of %d later suspensions (%d)",
+            ROUNDS - 1, spinner_ran);
+    b_check(sleeper_ran == 0, "ThreadHasRun(sleeper) is JNI_FALSE in each of %d later suspensions (%d TRUE)",
+            ROUNDS - 1, sleeper_ran);
+}
+
+static void sample_list(void)
+{
+    JNIEnv *list[2] = { envs[SLEEPER], envs[SPINNER] };
+    jint sres[ROUNDS][2], rres[ROUNDS][2], st[ROUNDS][2];
+    jboolean ran[ROUNDS][2];
+    for (int r = 0; r < ROUNDS; r++) {
+        sres[r][0] = sres[r][1] = rres[r][0] = rres[r][1] = -99;
+        b_pi->SuspendThreadList(2, list, sres[r]);
+        for (int k = 0; k < 2; k++) {
+            st[r][k] = b_pi->GetThreadStatus(list[k]);
+            ran[r][k] = r > 0 ? b_pi->ThreadHasRun(list[k]) : JNI_FALSE;
+        }
+        b_pi->ResumeThreadList(2, list, rres[r]);
+        b_sleep_ms(100);
+    }
+    int bad_results = 0, spinner_ran = 0, sleeper_ran = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        b_log("list round %d: results suspend %d,%d resume %d,%d; sleeper 0x%x hasrun %d, spinner 0x%x hasrun %d",
+              r, (int)sres[r][0], (int)sres[r][1], (int)rres[r][0], (int)rres[r][1], (unsigned)st[r][0],
+              (int)ran[r][0], (unsigned)st[r][1], (int)ran[r][1]);
+        for (int k = 0; k < 2; k++)
+            bad_results += (sres[r][k] != 0) + (rres[r][k] != 0);
+        if (r > 0) {
+            spinner_ran += ran[r][1] == JNI_TRUE;
+            sleeper_ran += ran[r][0] != JNI_FALSE;
+        }
+    }
+    b_check(bad_results == 0, "SuspendThreadList/ResumeThreadList report 0 for both threads in every round");
+    check_status(SLEEPER, st[0][0], "while suspended by SuspendThreadList");
+    check_status(SPINNER, st[0][1], "while suspended by SuspendThreadList");
+    check_not_suspended_bit(SLEEPER, st[0][0], "while suspended by SuspendThreadList");
+    check_not_suspended_bit(SPINNER, st[0][1], "while suspended by SuspendThreadList");
+    b_check(spinner_ran == ROUNDS - 1, "after SuspendThreadList: ThreadHasRun(spinner) JNI_TRUE %d of %d times",
+            spinner_ran, ROUNDS - 1);
+    b_check(sleeper_ran == 0, "after SuspendThreadList: ThreadHasRun(sleeper) JNI_FALSE every time (%d TRUE)",
+            sleeper_ran);
+}
+
+static void sampler(void *arg)
+{
+    if (!b_check(b_wait_file(".ready", 60000), "the Java program became ready")) {
+        b_touch(".done");
+        return;
+    }
+    int known = 0;
+    pthread_mutex_lock(&envs_lock);
+    for (int t = 0; t < NTHREADS; t++) {
+        b_log("%s has JNIEnv %p", names[t], (void *)envs[t]);
+        known += envs[t] != NULL;
+    }
+    pthread_mutex_unlock(&envs_lock);
+    if (!b_check(known == NTHREADS, "THREAD_START gave the JNIEnv * of all %d threads (%d)", NTHREADS, known)) {
+        b_touch(".done");
+        return;
+    }
+
+    /* Not suspended: twice, 100 ms apart. */
+    for (int i = 0; i < 2; i++) {
+        for (int t = 0; t < NTHREADS; t++)
+            check_status(t, b_pi->GetThreadStatus(envs[t]), i ? "running free (again)" : "running free");
+        b_sleep_ms(100);
+    }
+
+    sample_single();
+
+    /* The blocked and waiting threads, suspended one at a time. */
+    const int others[3] = { HOLDER, BLOCKED, WAITER };
+    for (int k = 0; k < 3; k++) {
+        int t = others[k];
+        b_pi->SuspendThread(envs[t]);
+        jint s = b_pi->GetThreadStatus(envs[t]);
+        b_pi->ResumeThread(envs[t]);
+        check_status(t, s, "while suspended by SuspendThread");
+        check_not_suspended_bit(t, s, "while suspended by SuspendThread");
+        check_status(t, b_pi->GetThreadStatus(envs[t]), "after ResumeThread");
+    }
+
+    sample_list();
+
+    /* Resumed threads keep working: the states are what they were. */
+    for (int t = 0; t < NTHREADS; t++)
+        check_status(t, b_pi->GetThreadStatus(envs[t]), "after all resumes");
+
+    b_summary(AGENT);
+    b_touch(".done");
+}
+
+static void notify_event(JVMPI_Event *ev)
+{
+    switch (ev->event_type) {
+    case JVMPI_EVENT_THREAD_START: {
+        const char *n = ev->u.thread_start.thread_name;
+        pthread_mutex_lock(&envs_lock);
+        for (int t = 0; n && t < NTHREADS; t++)
+            if (strcmp(n, names[t]) == 0)
+                envs[t] = ev->u.thread_start.thread_env_id;
+        pthread_mutex_unlock(&envs_lock);
+        break;
+    }
+    case JVMPI_EVENT_JVM_INIT_DONE: {
+        jint rc = b_pi->CreateSystemThread("b-sampler", JVMPI_NORMAL_PRIORITY, sampler);
+        if (!b_check(rc == JNI_OK, "CreateSystemThread(b-sampler) returns JNI_OK (%d)", (int)rc))
+            b_touch(".done");
+        break;
+    }
+    default:
+        b_fail("event %d was not enabled", (int)ev->event_type);
+    }
+}
+
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved);
+
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    if (b_setup(vm, options, AGENT) != JNI_OK)
+        return JNI_ERR;
+    b_pi->NotifyEvent = notify_event;
+    b_check(b_pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL) == JVMPI_SUCCESS, "EnableEvent(THREAD_START)");
+    b_check(b_pi->EnableEvent(JVMPI_EVENT_JVM_INIT_DONE, NULL) == JVMPI_SUCCESS, "EnableEvent(JVM_INIT_DONE)");
+    return JNI_OK;
+}

@@ -1,0 +1,163 @@
+/*
+ * b_tls - Set/GetThreadLocalStorage and GetCurrentThreadCpuTime (it_b_tls.sh, with B_Workers).
+ *
+ * - THREAD_START (live, and the start-up replay of threads already running):
+ *   a new thread's storage reads NULL; the handler stores a record naming
+ *   the thread and reads it back.
+ * - THREAD_END: the ending thread's storage is still that record, for every
+ *   thread that ends; the handler then clears and frees it.
+ * - JVM_SHUT_DOWN: the storage of the thread that delivers it is still set,
+ *   and the counts are checked (the script passes workers=N).
+ * - JVM_INIT_DONE: GetCurrentThreadCpuTime grows by about the CPU time a
+ *   spin burns (measured with libc's thread clock alongside) and hardly at
+ *   all across a sleep.
+ * Options: OUTFILE,workers=N.
+ */
+#include "b_common.h"
+
+#define AGENT "b_tls"
+#define MAGIC 0x7e57b715u
+
+typedef struct {
+    unsigned magic;
+    JNIEnv *env;
+    char name[128];
+} rec_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int n_started, n_ended, n_ended_ok, n_workers_ok, n_fresh_not_null, n_readback_bad, n_end_env_mismatch;
+
+static void thread_start(JVMPI_Event *ev)
+{
+    JNIEnv *env = ev->u.thread_start.thread_env_id;
+    const char *name = ev->u.thread_start.thread_name;
+    void *prev = b_pi->GetThreadLocalStorage(env);
+    rec_t *r = calloc(1, sizeof *r);
+    r->magic = MAGIC;
+    r->env = env;
+    snprintf(r->name, sizeof r->name, "%s", name ? name : "(null)");
+    b_pi->SetThreadLocalStorage(env, r);
+    void *back = b_pi->GetThreadLocalStorage(env);
+    pthread_mutex_lock(&lock);
+    b_log("THREAD_START %s env %p%s", r->name, (void *)env, env == ev->env_id ? "" : " (delivered on another thread)");
+    n_started++;
+    if (prev) {
+        n_fresh_not_null++;
+        b_fail("THREAD_START %s: storage of a new thread is %p, not NULL", r->name, prev);
+    }
+    if (back != r) {
+        n_readback_bad++;
+        b_fail("THREAD_START %s: storage read back as %p right after setting %p", r->name, back, (void *)r);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void thread_end(JVMPI_Event *ev)
+{
+    JNIEnv *env = ev->env_id;
+    const char *name = ev->u.thread_start.thread_name;
+    rec_t *r = b_pi->GetThreadLocalStorage(env);
+    int ok = r && r->magic == MAGIC && r->env == env && (!name || strcmp(r->name, name) == 0);
+    pthread_mutex_lock(&lock);
+    b_log("THREAD_END %s env %p", name ? name : "(null)", (void *)env);
+    n_ended++;
+    if (ok) {
+        n_ended_ok++;
+        if (strncmp(r->name, "b-w", 3) == 0)
+            n_workers_ok++;
+    } else {
+        b_fail("THREAD_END %s (env %p): storage is %p (magic 0x%x, env %p, name %s)", name ? name : "(null)",
+               (void *)env, (void *)r, r ? r->magic : 0, r ? (void *)r->env : NULL, r ? r->name : "-");
+    }
+    if (ev->u.thread_start.thread_env_id && ev->u.thread_start.thread_env_id != env)
+        n_end_env_mismatch++;
+    pthread_mutex_unlock(&lock);
+    b_pi->SetThreadLocalStorage(env, NULL);
+    if (b_pi->GetThreadLocalStorage(env) != NULL)
+        b_fail("THREAD_END %s: storage not NULL after setting NULL", name ? name : "(null)");
+    if (ok) {
+        r->magic = 0;
+        free(r);
+    }
+}
+
+static void cpu_time_checks(void)
+{
+    jlong c0 = b_pi->GetCurrentThreadCpuTime();
+    long long l0 = b_thread_cpu_ns();
+    long long wall_end = b_now_ms() + 5000;
+    volatile unsigned long spin = 0;
+    while (b_thread_cpu_ns() - l0 < 200000000LL && b_now_ms() < wall_end)
+        spin++;
+    jlong c1 = b_pi->GetCurrentThreadCpuTime();
+    long long l1 = b_thread_cpu_ns();
+    b_sleep_ms(200);
+    jlong c2 = b_pi->GetCurrentThreadCpuTime();
+    long long lib = l1 - l0;
+    b_log("cpu: layer %lld -> %lld -> %lld ns; libc spin %lld ns", (long long)c0, (long long)c1, (long long)c2, lib);
+    b_check(c0 >= 0, "GetCurrentThreadCpuTime is not negative (%lld)", (long long)c0);
+    b_check(lib >= 150000000LL, "the spin burned at least 150 ms of CPU by libc's clock (%lld ns)", lib);
+    /* Same clock underneath, so the two deltas agree closely; the margin
+     * covers the few calls made outside the libc pair. */
+    b_check(c1 - c0 >= lib - 5000000LL && c1 - c0 <= lib + 20000000LL,
+            "GetCurrentThreadCpuTime grew by the spin's CPU time (%lld ns vs %lld ns)", (long long)(c1 - c0), lib);
+    b_check(c2 >= c1 && c2 - c1 < 50000000LL, "GetCurrentThreadCpuTime grew little across a 200 ms sleep (%lld ns)",
+            (long long)(c2 - c1));
+}
+
+static void shut_down(JVMPI_Event *ev)
+{
+    const char *w = b_opt("workers");
+    int workers = w ? atoi(w) : -1;
+    rec_t *r = b_pi->GetThreadLocalStorage(ev->env_id);
+    b_check(r && r->magic == MAGIC && r->env == ev->env_id,
+            "JVM_SHUT_DOWN: the delivering thread's storage (env %p) is still its record (%s)", (void *)ev->env_id,
+            r ? r->name : "NULL");
+    pthread_mutex_lock(&lock);
+    b_log("threads: %d started, %d ended (%d with their storage intact), %d workers", n_started, n_ended, n_ended_ok,
+          n_workers_ok);
+    b_check(n_started >= workers + 1, "THREAD_START for at least the %d workers and main (%d)", workers, n_started);
+    b_check(n_ended > 0 && n_ended_ok == n_ended, "every THREAD_END found its thread's storage (%d of %d)",
+            n_ended_ok, n_ended);
+    b_check(n_workers_ok == workers, "all %d worker threads ended with their storage intact (%d)", workers,
+            n_workers_ok);
+    b_check(n_fresh_not_null == 0 && n_readback_bad == 0, "new threads start with NULL and keep what is set");
+    b_check(n_end_env_mismatch == 0, "THREAD_END's thread_env_id is the ending thread's env_id (%d mismatches)",
+            n_end_env_mismatch);
+    pthread_mutex_unlock(&lock);
+    b_summary(AGENT);
+}
+
+static void notify_event(JVMPI_Event *ev)
+{
+    switch (ev->event_type) {
+    case JVMPI_EVENT_THREAD_START:
+        thread_start(ev);
+        break;
+    case JVMPI_EVENT_THREAD_END:
+        thread_end(ev);
+        break;
+    case JVMPI_EVENT_JVM_INIT_DONE:
+        cpu_time_checks();
+        break;
+    case JVMPI_EVENT_JVM_SHUT_DOWN:
+        shut_down(ev);
+        break;
+    default:
+        b_fail("event %d was not enabled", (int)ev->event_type);
+    }
+}
+
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved);
+
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    if (b_setup(vm, options, AGENT) != JNI_OK)
+        return JNI_ERR;
+    b_pi->NotifyEvent = notify_event;
+    static const jint events[] = { JVMPI_EVENT_THREAD_START, JVMPI_EVENT_THREAD_END, JVMPI_EVENT_JVM_INIT_DONE,
+                                   JVMPI_EVENT_JVM_SHUT_DOWN };
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        b_check(b_pi->EnableEvent(events[i], NULL) == JVMPI_SUCCESS, "EnableEvent(%d)", (int)events[i]);
+    return JNI_OK;
+}

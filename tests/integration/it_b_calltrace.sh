@@ -1,0 +1,59 @@
+#!/bin/bash
+# GetCallTrace: methods and source line numbers of known frames, a native
+# frame (-3), depth limits, the current thread from an event handler, depth 0
+# and an unknown env_id (agent b_calltrace with B_CallTrace).  The expected
+# lines are B_CallTrace's LINE_* constants, which the program itself checks
+# against the JVM's own stack traces.
+. "$(dirname "$0")/lib.sh"
+
+# expect_summary FILE AGENT MIN: AGENT wrote its closing line, with no failed
+# check and at least MIN passed ones (so an agent that checked nothing fails).
+expect_summary() {
+  local line passed failed
+  line=$(grep "^$2: finished, " "$1" | tail -1)
+  [ -n "$line" ] || { echo "--- $1 (tail):"; tail -20 "$1"; fail "$2 never finished (no summary line)"; }
+  passed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\1/p')
+  failed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\2/p')
+  [ "$failed" = 0 ] || { grep '^FAIL' "$1"; fail "$2: $failed checks failed"; }
+  [ "$passed" -ge "$3" ] || fail "$2: only $passed checks passed, expected at least $3"
+}
+# expect_no_crash: no hs_err file from a JVM crash in the work directory.
+expect_no_crash() {
+  local f
+  for f in "$WORK"/hs_err*; do
+    [ -e "$f" ] && { head -30 "$f"; fail "the JVM crashed: $(basename "$f")"; }
+  done
+  return 0
+}
+
+[ -f "$AGENTS_DIR/libb_calltrace.so" ] || fail "libb_calltrace.so not built"
+src="$SOURCE_DIR/tests/java/B_CallTrace.java"
+line_of() {
+  local v
+  v=$(sed -n "s/^ *static final int $1 = \([0-9]*\);.*/\1/p" "$src")
+  [ -n "$v" ] || fail "no constant $1 in $src"
+  echo "$v"
+}
+opts="spin=$(line_of LINE_SPIN),l3=$(line_of LINE_CALL_L3),l2=$(line_of LINE_CALL_L2),l1=$(line_of LINE_CALL_L1)"
+opts="$opts,wait=$(line_of LINE_WAIT),w2=$(line_of LINE_CALL_W2),w1=$(line_of LINE_CALL_W1),newt=$(line_of LINE_NEW_TARGET)"
+# The spin line is the one statement the whole loop stands on.
+[ "$(grep -n 'while (!stop) { spins++; }' "$src" | cut -d: -f1)" = "$(line_of LINE_SPIN)" ] \
+  || fail "LINE_SPIN does not match the source"
+
+out="$WORK/calltrace.txt"
+run_java ct "$(agent_arg b_calltrace "$out,$opts")" -cp "$CLASSES" B_CallTrace "$out.ready" "$out.done" \
+  || { tail -30 "$WORK/ct.err"; cat "$WORK/ct.out"; [ -f "$out" ] && cat "$out"; fail "java exited non-zero"; }
+expect_no_crash
+expect_file_has "$WORK/ct.out" '^B_CallTrace: the JVM.s stacks agree with the LINE constants$'
+expect_file_has "$WORK/ct.out" '^B_CallTrace end$'
+expect_no_agent_failures "$out"
+# 30 checks on JDK 17; one more on JDKs where Object.wait has a Java
+# wrapper above the native frame.
+expect_summary "$out" b_calltrace 30
+expect_file_has "$out" '^ok b-target: frame 0 is B_CallTrace.level3 line'
+expect_file_has "$out" '^ok b-waiter: the native frame 0 has line number -3'
+expect_file_has "$out" '^ok GetCallTrace of the current thread in a CLASS_LOAD handler'
+expect_file_has "$out" '^ok GetCallTrace with depth 0 gives num_frames 0'
+expect_file_has "$out" '^ok GetCallTrace with an unknown env_id gives num_frames 0'
+note "b_calltrace: all checks passed"
+exit 0

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Raw monitors between two CreateSystemThread threads (agent b_rawmon, see
+# tests/agents/b_rawmon.c): contention events on "lockA" with the right
+# thread, name and id; none for names starting with '_'; recursion; timed
+# RawMonitorWait; RawMonitorNotifyAll.  The agent checks, the program waits
+# for it (B_Main --wait-for).
+. "$(dirname "$0")/lib.sh"
+
+# expect_summary FILE AGENT MIN: AGENT wrote its closing line, with no failed
+# check and at least MIN passed ones (so an agent that checked nothing fails).
+expect_summary() {
+  local line passed failed
+  line=$(grep "^$2: finished, " "$1" | tail -1)
+  [ -n "$line" ] || { echo "--- $1 (tail):"; tail -20 "$1"; fail "$2 never finished (no summary line)"; }
+  passed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\1/p')
+  failed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\2/p')
+  [ "$failed" = 0 ] || { grep '^FAIL' "$1"; fail "$2: $failed checks failed"; }
+  [ "$passed" -ge "$3" ] || fail "$2: only $passed checks passed, expected at least $3"
+}
+# expect_no_crash: no hs_err file from a JVM crash in the work directory.
+expect_no_crash() {
+  local f
+  for f in "$WORK"/hs_err*; do
+    [ -e "$f" ] && { head -30 "$f"; fail "the JVM crashed: $(basename "$f")"; }
+  done
+  return 0
+}
+
+[ -f "$AGENTS_DIR/libb_rawmon.so" ] || fail "libb_rawmon.so not built"
+out="$WORK/rawmon.txt"
+run_java rawmon "$(agent_arg b_rawmon "$out")" -cp "$CLASSES" B_Main --wait-for "$out.done" \
+  || { tail -30 "$WORK/rawmon.err"; cat "$WORK/rawmon.out"; [ -f "$out" ] && cat "$out"; fail "java exited non-zero"; }
+expect_no_crash
+expect_file_has "$WORK/rawmon.out" '^B_Main end$'
+expect_no_agent_failures "$out"
+# 4 EnableEvent, create, CreateSystemThread, distinct envs; 6 in each lockA
+# phase (1, 3); 2, 1 and 2 in phases 2, 4, 5; 2 on names: 26 checks.
+expect_summary "$out" b_rawmon 26
+expect_file_has "$out" '^ok phase 1 (contention): one RAW_MONITOR_CONTENDED_EXIT for lockA on thread 1'
+expect_file_has "$out" '^ok phase 2: contention on _quiet sends no event'
+expect_file_has "$out" '^ok phase 5: RawMonitorNotifyAll woke the waiter'
+note "b_rawmon: all checks passed"
+exit 0
