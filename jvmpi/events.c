@@ -87,12 +87,12 @@ const char *events_name(jint event_type)
     return descs[base].name;
 }
 
-/* Moves each source's count by delta; on a refusal, undoes what was done. */
+/* Moves each source's count by delta; on a refusal, undoes what was done.
+ * Called with source_lock held. */
 static bool sources_adjust(const event_desc *d, int delta)
 {
     bool ok = true;
     int done = 0;
-    pthread_mutex_lock(&source_lock);
     for (; done < MAX_SOURCES && d->sources[done] != NO_SOURCE; done++) {
         int s = d->sources[done];
         int before = source_refs[s];
@@ -113,7 +113,6 @@ static bool sources_adjust(const event_desc *d, int delta)
             }
         }
     }
-    pthread_mutex_unlock(&source_lock);
     return ok;
 }
 
@@ -133,14 +132,22 @@ static jint set_enabled(jint event_type, bool on, const char *fn)
     case EVENTS_NEVER_SENT:
         break;
     }
-    if (atomic_load(&events_on[event_type]) == on) {
-        return JVMPI_SUCCESS;
+    bool refused = false;
+    {
+        /* Check and switch together: agents enable from several threads. */
+        pthread_mutex_lock(&source_lock);
+        if (atomic_load(&events_on[event_type]) != on) {
+            refused = !sources_adjust(&descs[event_type], on ? 1 : -1);
+            if (!refused) {
+                atomic_store(&events_on[event_type], on);
+            }
+        }
+        pthread_mutex_unlock(&source_lock);
     }
-    if (!sources_adjust(&descs[event_type], on ? 1 : -1)) {
+    if (refused) {
         LOG_ERROR("%s(%s): the VM refused the JVM TI events it needs", fn, descs[event_type].name);
         return JVMPI_FAIL;
     }
-    atomic_store(&events_on[event_type], on);
     LOG_DEBUG("%s(%s)", fn, descs[event_type].name);
     return JVMPI_SUCCESS;
 }

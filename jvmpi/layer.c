@@ -141,11 +141,10 @@ static JNIEnv *_Atomic held_back_end;
 
 static void end_thread(JNIEnv *env, thread_rec *t)
 {
-    if (layer_is_live() && !t->internal) {
+    if (layer_is_live() && !t->internal && events_enabled(JVMPI_EVENT_THREAD_END)) {
+        /* No THREAD_END may name a thread the agent was not told about. */
         dispatch_announce_thread(env, t);
-        if (events_enabled(JVMPI_EVENT_THREAD_END)) {
-            dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
-        }
+        dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
     }
     threads_release(t);
     threads_end(env);
@@ -187,16 +186,20 @@ void layer_thread_started(seam_thread_info *info)
 void layer_thread_ended(JNIEnv *env)
 {
     LOG_DEBUG("thread ended: env=%p", (void *)env);
-    thread_rec *t = threads_acquire_by_env(env);
+    /* A thread the agent knows by a layer-made handle ends under its real
+     * JNIEnv *: look it up by the handle. */
+    JNIEnv *known = threads_event_env(env);
+    thread_rec *t = threads_acquire_by_env(known);
     if (t == NULL) {
         return;
     }
-    if (layer_is_live() && t->info.name != NULL && strcmp(t->info.name, last_thread_name) == 0) {
+    JNIEnv *none = NULL;
+    if (layer_is_live() && t->info.name != NULL && strcmp(t->info.name, last_thread_name) == 0 &&
+        atomic_compare_exchange_strong(&held_back_end, &none, known)) {
         threads_release(t);
-        atomic_store(&held_back_end, env);
         return;
     }
-    end_thread(env, t);
+    end_thread(known, t);
 }
 
 /* ---- classes ------------------------------------------------------------- */

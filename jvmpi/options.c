@@ -75,7 +75,12 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
                 rc = -1;
                 break;
             }
-        } else if (strcmp(tok, "logfile") == 0 && *value != '\0') {
+        } else if (strcmp(tok, "logfile") == 0) {
+            if (*value == '\0') {
+                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: logfile= needs a path");
+                rc = -1;
+                break;
+            }
             free(out->log_file);
             out->log_file = strdup(value);
         } else {

@@ -28,6 +28,8 @@
  */
 #include "rawmon.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -115,19 +117,8 @@ static node *blocked_head;
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* One fprintf per line so that lines from concurrent threads never mix. */
-static void report(const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "JVMPI layer: error: %s\n", buf);
-}
+/* Errors go through the layer's log, so logfile= catches them too. */
+#define report(...) LOG_ERROR(__VA_ARGS__)
 
 static JNIEnv *current_env(void)
 {

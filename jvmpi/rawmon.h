@@ -24,6 +24,14 @@
  * held (agent handlers take other raw monitors).  `name` stays valid for
  * the duration of the call only. */
 typedef void (*rawmon_event_fn)(jint event_type, const char *name, JVMPI_RawMonitor id);
+/* When they are sent:
+ *   ENTER    by a thread that finds the monitor owned by another, before it blocks;
+ *   ENTERED  by that thread once it owns the monitor (only after an ENTER);
+ *   EXIT     by a thread whose exit frees the monitor while others are queued
+ *            for it, after the release.  Waiters re-acquiring after notify or
+ *            timeout count as queued.
+ * A wait releasing the monitor sends no EXIT, and re-acquiring after a wait
+ * sends no ENTER/ENTERED: neither is an enter or exit of the monitor. */
 
 /* NULL (the default) = no events. */
 void rawmon_set_event_sink(rawmon_event_fn fn);

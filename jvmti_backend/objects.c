@@ -43,7 +43,11 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
         (*env)->DeleteLocalRef(env, class_class);
     }
     if (is_class) {
-        return bk_class_id(env, (jclass)obj);
+        jobjectID id = bk_class_id(env, (jclass)obj);
+        if (id == NULL) {
+            LOG_ERROR("jobject2jobjectID: a primitive type's class (or an unprepared class) has no JVMPI ID");
+        }
+        return id;
     }
     {
         pthread_mutex_lock(&tag_lock);

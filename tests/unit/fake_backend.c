@@ -8,6 +8,8 @@ fake_backend_state fake;
 
 static __thread JNIEnv *thread_env;
 static __thread bool thread_env_set;
+static __thread jobjectID thread_id;
+static __thread bool thread_id_set;
 
 void fake_reset(void)
 {
@@ -15,12 +17,20 @@ void fake_reset(void)
     fake.thread_status = JVMPI_THREAD_RUNNABLE;
     thread_env = NULL;
     thread_env_set = false;
+    thread_id = NULL;
+    thread_id_set = false;
 }
 
 void fake_set_thread_env(JNIEnv *env)
 {
     thread_env = env;
     thread_env_set = env != NULL;
+}
+
+void fake_set_thread_id(jobjectID id)
+{
+    thread_id = id;
+    thread_id_set = id != NULL;
 }
 
 static char *dup_fmt(const char *prefix, int i)
@@ -67,8 +77,12 @@ void fake_thread(JNIEnv *env, jobjectID id, const char *name)
     memset(&info, 0, sizeof info);
     JNIEnv *saved = thread_env;
     bool saved_set = thread_env_set;
+    jobjectID saved_id = thread_id;
+    bool saved_id_set = thread_id_set;
     thread_env = env;
     thread_env_set = true;
+    thread_id = id;
+    thread_id_set = true;
     info.env = env;
     info.id = id;
     info.handle = (void *)env;
@@ -78,6 +92,8 @@ void fake_thread(JNIEnv *env, jobjectID id, const char *name)
     layer_thread_started(&info);
     thread_env = saved;
     thread_env_set = saved_set;
+    thread_id = saved_id;
+    thread_id_set = saved_id_set;
 }
 
 /* ---- the seam --------------------------------------------------------------- */
@@ -118,9 +134,17 @@ bool seam_source_set(seam_source source, bool on)
 }
 
 char *seam_system_property(const char *name) { return NULL; }
-JNIEnv *seam_current_env(void) { return fake.current_env; }
-jobjectID seam_current_thread_id(void) { return fake.current_thread_id; }
-void seam_define_loaded_classes(JNIEnv *env) { fake.define_loaded_calls++; }
+JNIEnv *seam_current_env(void) { return thread_env_set ? thread_env : fake.current_env; }
+jobjectID seam_current_thread_id(void) { return thread_id_set ? thread_id : fake.current_thread_id; }
+
+void seam_define_loaded_classes(JNIEnv *env)
+{
+    fake.define_loaded_calls++;
+    if (fake.on_define_loaded != NULL) {
+        fake.on_define_loaded(env);
+    }
+}
+
 jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
 
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)

@@ -47,18 +47,20 @@ typedef struct {
 
 extern fake_backend_state fake;
 
-/* Also clears the calling thread's fake_set_thread_env. */
+/* Also clears the calling thread's fake_set_thread_env / fake_set_thread_id. */
 void fake_reset(void);
 
 /* seam_current_env() answers env in the calling thread only (NULL: back to
  * fake.current_env), so several test threads can each be "attached". */
 void fake_set_thread_env(JNIEnv *env);
+/* Same for seam_current_thread_id() (NULL: back to fake.current_thread_id). */
+void fake_set_thread_id(jobjectID id);
 
 /* A class record the way the backend would build it (all strings malloc'd). */
 seam_class_info *fake_class(jobjectID id, const char *name, int methods, int statics, int instances);
 
 /* Registers a thread as the backend would, in the calling thread (which is
- * seen as attached with env during the call). */
+ * seen as attached with env and id during the call). */
 void fake_thread(JNIEnv *env, jobjectID id, const char *name);
 
 #endif

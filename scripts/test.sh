@@ -1,0 +1,39 @@
+#!/bin/bash
+# Everything CI checks: installs what is missing, builds, runs every test
+# (unit and integration, on each JDK found), then builds the unit tests again
+# with AddressSanitizer/UBSan in build-asan and runs them there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+bash scripts/build.sh
+
+failed=()
+
+echo "test: ctest build"
+# A failing test does not stop the run: the sanitizer pass below still tells
+# its own story, and the script fails at the end.
+ctest --test-dir build --output-on-failure --no-tests=error -j2 || failed+=("ctest build")
+
+# Only the unit suites carry the sanitizers (the layer itself is loaded into a
+# JVM, which does not run under ASan), so only they are built here.
+suites=()
+for s in tests/unit/test_*.c; do
+  [ -e "$s" ] && suites+=("$(basename "$s" .c)")
+done
+if [ ${#suites[@]} -eq 0 ]; then
+  echo "test: no unit suites in tests/unit" >&2
+  exit 1
+fi
+echo "test: configure build-asan (JVMPI_SANITIZE=ON)"
+cmake -S . -B build-asan -DJVMPI_SANITIZE=ON
+echo "test: compile build-asan: ${suites[*]}"
+cmake --build build-asan -j"$(nproc)" --target "${suites[@]}"
+echo "test: ctest build-asan (unit)"
+ctest --test-dir build-asan -L unit --output-on-failure --no-tests=error || failed+=("ctest build-asan")
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "test: all passed"

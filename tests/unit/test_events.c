@@ -1,0 +1,501 @@
+/*
+ * test_events.c - EnableEvent / DisableEvent bookkeeping and delivery
+ * (jvmpi/events.c), with the fake backend standing in for the JVM TI
+ * event sources.
+ *
+ * The expected answer for every event number is typed in below from the
+ * project's issue text and jvmpi-abi-facts.md rather than taken from
+ * events.c, so a wrong row in the layer's table shows here.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "events.h"
+#include "fake_backend.h"
+#include "layer.h"
+
+static void setup(void)
+{
+    layer_reset();
+    fake_reset();
+}
+
+/* ------------------------------------------------------------------------ */
+/* the expected answers                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum { X_UNUSED, X_DUMP, X_CARRIED, X_NEVER_SENT, X_NOT_YET } expect_kind;
+
+static expect_kind expected_kind(jint n)
+{
+    switch (n) {
+    case 33: case 34: /* THREAD_START / END */
+    case 35:          /* CLASS_LOAD_HOOK */
+    case 42: case 43: /* CLASS_LOAD / UNLOAD */
+    case 44:          /* DATA_DUMP_REQUEST */
+    case 46: case 47: /* JVM_INIT_DONE / SHUT_DOWN */
+    case 51: case 52: case 53: /* RAW_MONITOR_CONTENDED_* */
+        return X_CARRIED;
+    case 6:           /* OBJECT_MOVE: IDs never move */
+    case 48: case 49: /* ARENA_NEW / DELETE: HotSpot never sent them */
+        return X_NEVER_SENT;
+    case 37: case 50: case 59: /* HEAP_DUMP, OBJECT_DUMP, MONITOR_DUMP */
+        return X_DUMP;
+    default:
+        break;
+    }
+    if (n <= 0 || (n >= 10 && n <= 32) || n == 36 || n > 61) {
+        return X_UNUSED;
+    }
+    return X_NOT_YET;
+}
+
+static jint expected_rc(jint n)
+{
+    expect_kind k = expected_kind(n);
+    return k == X_CARRIED || k == X_NEVER_SENT ? JVMPI_SUCCESS : JVMPI_NOT_AVAILABLE;
+}
+
+/* Which fake JVM TI sources an enabled event must have switched on. */
+static void expected_sources(jint n, int on[SEAM_SRC_COUNT])
+{
+    memset(on, 0, sizeof(int) * SEAM_SRC_COUNT);
+    switch (n) {
+    case JVMPI_EVENT_CLASS_LOAD:
+        on[SEAM_SRC_CLASS_PREPARE] = 1;
+        break;
+    case JVMPI_EVENT_CLASS_UNLOAD:
+        on[SEAM_SRC_CLASS_PREPARE] = 1;
+        on[SEAM_SRC_CLASS_FREE] = 1;
+        break;
+    case JVMPI_EVENT_CLASS_LOAD_HOOK:
+        on[SEAM_SRC_CLASS_FILE_HOOK] = 1;
+        break;
+    case JVMPI_EVENT_DATA_DUMP_REQUEST:
+        on[SEAM_SRC_DATA_DUMP] = 1;
+        break;
+    default:
+        break;
+    }
+}
+
+static void assert_sources(const char *when, jint n, const int want[SEAM_SRC_COUNT])
+{
+    for (int s = 0; s < SEAM_SRC_COUNT; s++) {
+        ck_assert_msg(!!fake.source_on[s] == !!want[s], "event %d, %s: source %d is %s, expected %s", (int)n, when,
+                      s, fake.source_on[s] ? "on" : "off", want[s] ? "on" : "off");
+    }
+}
+
+static const int all_off[SEAM_SRC_COUNT];
+
+/* ------------------------------------------------------------------------ */
+/* every number from -5 to 70                                                */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_enable_disable_every_number)
+{
+    jint n = (jint)_i;
+    jint want = expected_rc(n);
+    int src[SEAM_SRC_COUNT];
+    expected_sources(n, src);
+
+    jint rc = events_enable(n);
+    ck_assert_msg(rc == want, "events_enable(%d) = %d, expected %d", (int)n, (int)rc, (int)want);
+    ck_assert_msg(events_enabled(n) == (want == JVMPI_SUCCESS), "events_enabled(%d) after enable is %d", (int)n,
+                  events_enabled(n));
+    assert_sources("after enable", n, want == JVMPI_SUCCESS ? src : all_off);
+
+    /* twice: same answer, nothing switched again */
+    int switches = fake.source_switches;
+    rc = events_enable(n);
+    ck_assert_msg(rc == want, "second events_enable(%d) = %d", (int)n, (int)rc);
+    ck_assert_int_eq(fake.source_switches, switches);
+
+    rc = events_disable(n);
+    ck_assert_msg(rc == want, "events_disable(%d) = %d, expected %d", (int)n, (int)rc, (int)want);
+    ck_assert_msg(!events_enabled(n), "events_enabled(%d) after disable", (int)n);
+    assert_sources("after disable", n, all_off);
+
+    /* disabling what is off is fine and switches nothing */
+    switches = fake.source_switches;
+    rc = events_disable(n);
+    ck_assert_msg(rc == want, "second events_disable(%d) = %d", (int)n, (int)rc);
+    ck_assert_int_eq(fake.source_switches, switches);
+
+    /* the REQUESTED bit never makes a number valid */
+    ck_assert_int_eq(events_enable(n | JVMPI_REQUESTED_EVENT), JVMPI_NOT_AVAILABLE);
+    ck_assert(!events_enabled(n | JVMPI_REQUESTED_EVENT));
+}
+END_TEST
+
+START_TEST(test_kind_table)
+{
+    for (jint n = -5; n <= 70; n++) {
+        events_kind k = events_kind_of(n);
+        events_kind want;
+        switch (expected_kind(n)) {
+        case X_UNUSED: want = EVENTS_UNUSED; break;
+        case X_DUMP: want = EVENTS_REQUEST_ONLY; break;
+        case X_CARRIED: want = EVENTS_CARRIED; break;
+        case X_NEVER_SENT: want = EVENTS_NEVER_SENT; break;
+        default: want = EVENTS_NOT_YET; break;
+        }
+        ck_assert_msg(k == want, "events_kind_of(%d) = %d, expected %d", (int)n, (int)k, (int)want);
+    }
+}
+END_TEST
+
+START_TEST(test_names)
+{
+    ck_assert_str_eq(events_name(JVMPI_EVENT_CLASS_LOAD), "CLASS_LOAD");
+    ck_assert_str_eq(events_name(JVMPI_EVENT_CLASS_LOAD | JVMPI_REQUESTED_EVENT), "CLASS_LOAD");
+    ck_assert_str_eq(events_name(JVMPI_EVENT_METHOD_ENTRY), "METHOD_ENTRY");
+    ck_assert_str_eq(events_name(JVMPI_EVENT_GC_FINISH), "GC_FINISH");
+    ck_assert_str_eq(events_name(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED), "RAW_MONITOR_CONTENDED_ENTERED");
+    for (jint n = -5; n <= 70; n++) {
+        const char *name = events_name(n);
+        ck_assert_ptr_nonnull(name);
+        if (expected_kind(n) == X_UNUSED) {
+            ck_assert_str_eq(name, "(no such event)");
+        }
+    }
+    ck_assert(!events_enabled(0));
+    ck_assert(!events_enabled(-1));
+    ck_assert(!events_enabled(62));
+    ck_assert(!events_enabled(100000));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* shared sources                                                            */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_shared_source_refcount)
+{
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
+
+    /* CLASS_UNLOAD still needs ClassPrepare */
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
+
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
+
+    /* the other order */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+}
+END_TEST
+
+START_TEST(test_enable_twice_counts_once)
+{
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(fake.source_switches, 1);
+    /* one disable undoes any number of enables */
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert_int_eq(fake.source_switches, 2);
+
+    /* and with a shared source: UNLOAD twice, LOAD once, then each disabled once */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
+}
+END_TEST
+
+START_TEST(test_refused_source)
+{
+    fake.refuse_sources = true;
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_FAIL);
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_UNLOAD));
+    assert_sources("refused", JVMPI_EVENT_CLASS_UNLOAD, all_off);
+    /* events without a source do not care */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
+
+    /* once the VM agrees, the first enable switches the source on: nothing
+     * was left counted by the refused attempts */
+    fake.refuse_sources = false;
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+}
+END_TEST
+
+/* CLASS_UNLOAD needs two sources; when the second is refused the first is
+ * switched back off (or left as other events need it). */
+START_TEST(test_refused_second_source_rolls_back)
+{
+    fake.refuse_source[SEAM_SRC_CLASS_FREE] = true;
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_UNLOAD));
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
+
+    /* with CLASS_LOAD holding ClassPrepare, a refused UNLOAD leaves it on... */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(events_enabled(JVMPI_EVENT_CLASS_LOAD));
+    /* ...and counted once: disabling CLASS_LOAD switches it off */
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+
+    fake.refuse_source[SEAM_SRC_CLASS_FREE] = false;
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    assert_sources("after all", JVMPI_EVENT_CLASS_UNLOAD, all_off);
+}
+END_TEST
+
+/* A refused switch-off keeps the event on: what the agent sees matches
+ * what the VM does. */
+START_TEST(test_refused_disable)
+{
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    fake.refuse_sources = true;
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_FAIL);
+    ck_assert(events_enabled(JVMPI_EVENT_DATA_DUMP_REQUEST));
+    ck_assert(fake.source_on[SEAM_SRC_DATA_DUMP]);
+    fake.refuse_sources = false;
+    ck_assert_int_eq(events_disable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert(!fake.source_on[SEAM_SRC_DATA_DUMP]);
+}
+END_TEST
+
+/*
+ * Several agent threads enabling the same event at once must count it once,
+ * like sequential enables do: one DisableEvent then switches the JVM TI
+ * source off.  (An agent enabling from its own threads after start-up, e.g.
+ * CLASS_LOAD from a command listener while another thread does the same.)
+ */
+#define ENABLERS 8
+#define ENABLE_ROUNDS 2000
+static pthread_barrier_t enable_barrier;
+
+static void *enabler(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&enable_barrier);
+    events_enable(JVMPI_EVENT_CLASS_LOAD);
+    return NULL;
+}
+
+START_TEST(test_concurrent_enable_counts_once)
+{
+    int stuck_rounds = 0;
+    for (int round = 0; round < ENABLE_ROUNDS; round++) {
+        events_reset();
+        fake_reset();
+        pthread_t th[ENABLERS];
+        pthread_barrier_init(&enable_barrier, NULL, ENABLERS);
+        for (int k = 0; k < ENABLERS; k++) {
+            ck_assert_int_eq(pthread_create(&th[k], NULL, enabler, NULL), 0);
+        }
+        for (int k = 0; k < ENABLERS; k++) {
+            pthread_join(th[k], NULL);
+        }
+        pthread_barrier_destroy(&enable_barrier);
+        ck_assert(events_enabled(JVMPI_EVENT_CLASS_LOAD));
+        ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+        if (fake.source_on[SEAM_SRC_CLASS_PREPARE]) {
+            stuck_rounds++;
+        }
+    }
+    ck_assert_msg(stuck_rounds == 0,
+                  "LAYER BUG: in %d of %d rounds, %d threads enabling CLASS_LOAD at once counted it more than "
+                  "once: after DisableEvent(CLASS_LOAD) the JVM TI source stayed on",
+                  stuck_rounds, ENABLE_ROUNDS, ENABLERS);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* delivery                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int calls_a, calls_b;
+static JVMPI_Event last;
+
+static void deliver_setup(void)
+{
+    setup();
+    calls_a = calls_b = 0;
+    memset(&last, 0, sizeof last);
+}
+
+static void notify_a(JVMPI_Event *ev)
+{
+    calls_a++;
+    last = *ev;
+}
+
+static void notify_b(JVMPI_Event *ev)
+{
+    calls_b++;
+    last = *ev;
+}
+
+static char env_token[2];
+#define ENV_A ((JNIEnv *)(void *)&env_token[0])
+#define ENV_B ((JNIEnv *)(void *)&env_token[1])
+
+static JVMPI_Event plain(jint type)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = type;
+    return ev;
+}
+
+START_TEST(test_deliver_reads_notify_late)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    events_set_interface(&iface);
+    /* enabled before the agent set NotifyEvent (some agents do that) */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+
+    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    events_deliver(ENV_A, &ev); /* no handler yet: dropped, no crash */
+    ck_assert_int_eq(calls_a, 0);
+
+    iface.NotifyEvent = notify_a;
+    ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    events_deliver(ENV_A, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    ck_assert_int_eq(last.event_type, JVMPI_EVENT_DATA_DUMP_REQUEST);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
+
+    /* replaced handler: the new one gets the next event */
+    iface.NotifyEvent = notify_b;
+    ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    ck_assert_int_eq(calls_b, 1);
+    ck_assert_ptr_eq(last.env_id, ENV_B);
+    ck_assert_int_eq(last.event_type, JVMPI_EVENT_JVM_INIT_DONE);
+
+    /* a NULL env is passed as it is (threads the VM has not attached) */
+    ev = plain(JVMPI_EVENT_JVM_SHUT_DOWN);
+    ev.env_id = ENV_A;
+    events_deliver(NULL, &ev);
+    ck_assert_int_eq(calls_b, 2);
+    ck_assert_ptr_null(last.env_id);
+}
+END_TEST
+
+START_TEST(test_deliver_after_shutdown)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    iface.NotifyEvent = notify_a;
+    events_set_interface(&iface);
+    ck_assert(!events_is_shut_down());
+    JVMPI_Event ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
+    events_deliver(ENV_A, &ev);
+    ck_assert_int_eq(calls_a, 1);
+
+    events_shutdown();
+    ck_assert(events_is_shut_down());
+    for (int i = 0; i < 3; i++) {
+        ev = plain(JVMPI_EVENT_JVM_SHUT_DOWN);
+        events_deliver(ENV_A, &ev);
+    }
+    ck_assert_int_eq(calls_a, 1);
+    events_shutdown(); /* twice: harmless */
+    ck_assert(events_is_shut_down());
+
+    /* tests only: reset brings delivery back */
+    events_reset();
+    ck_assert(!events_is_shut_down());
+    ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
+    events_deliver(ENV_A, &ev);
+    ck_assert_int_eq(calls_a, 2);
+}
+END_TEST
+
+START_TEST(test_reset_clears)
+{
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
+    events_reset();
+    fake_reset();
+    ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
+    ck_assert(!events_enabled(JVMPI_EVENT_THREAD_START));
+    /* the source count starts from zero again */
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+
+static Suite *events_suite(void)
+{
+    Suite *s = suite_create("events");
+    TCase *tc;
+
+    tc = tcase_create("enable");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_loop_test(tc, test_enable_disable_every_number, -5, 71);
+    tcase_add_test(tc, test_kind_table);
+    tcase_add_test(tc, test_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sources");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_shared_source_refcount);
+    tcase_add_test(tc, test_enable_twice_counts_once);
+    tcase_add_test(tc, test_refused_source);
+    tcase_add_test(tc, test_refused_second_source_rolls_back);
+    tcase_add_test(tc, test_refused_disable);
+    tcase_add_test(tc, test_concurrent_enable_counts_once);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("deliver");
+    tcase_add_checked_fixture(tc, deliver_setup, NULL);
+    tcase_add_test(tc, test_deliver_reads_notify_late);
+    tcase_add_test(tc, test_deliver_after_shutdown);
+    tcase_add_test(tc, test_reset_clears);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(events_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,374 @@
+/*
+ * test_options.c - what the layer reads before anything runs: the
+ * -agentpath option text (jvmpi/options.c, options_parse_agent), the
+ * JVMPI_LAYER_OPTIONS variable (options_parse_layer), and where the agent
+ * library is looked for (jvmpi/loader.c, loader_find).
+ *
+ * The agent's option string is handed to a 20-year-old JVM_OnLoad that
+ * parses it itself, so it must arrive byte for byte: every case below
+ * compares the whole string, not a prefix.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "loader.h"
+#include "log.h"
+#include "options.h"
+
+/* ------------------------------------------------------------------------ */
+/* options_parse_agent                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct agent_case {
+    const char *text;
+    const char *agent;    /* NULL: no agent expected */
+    const char *options;  /* NULL: no options expected */
+};
+
+static const struct agent_case agent_cases[] = {
+    {"hprof:heap=sites,depth=8", "hprof", "heap=sites,depth=8"},
+    {"hprof", "hprof", NULL},
+    {"hprof:", "hprof", ""},
+    /* only the first ':' splits; later ':' and '=' belong to the agent */
+    {"hprof:file=/tmp/a:b=c,x==y", "hprof", "file=/tmp/a:b=c,x==y"},
+    {"myagent::", "myagent", ":"},
+    {"a:=", "a", "="},
+    {"a=b:c", "a=b", "c"},
+    /* a path names the library directly; its '/' are not separators */
+    {"/opt/prof/libx.so:opt", "/opt/prof/libx.so", "opt"},
+    {"hprof: leading and trailing spaces ", "hprof", " leading and trailing spaces "},
+};
+
+START_TEST(test_agent_split)
+{
+    const struct agent_case *c = &agent_cases[_i];
+    options_agent a;
+    char err[256] = "";
+    memset(&a, 0x5a, sizeof a); /* the parser must set both fields */
+    int rc = options_parse_agent(c->text, &a, err, sizeof err);
+    ck_assert_msg(rc == 0, "\"%s\": rc %d (%s)", c->text, rc, err);
+    ck_assert_msg(a.agent != NULL && strcmp(a.agent, c->agent) == 0, "\"%s\": agent \"%s\", expected \"%s\"",
+                  c->text, a.agent ? a.agent : "(null)", c->agent);
+    if (c->options == NULL) {
+        ck_assert_msg(a.agent_options == NULL, "\"%s\": options \"%s\", expected NULL", c->text, a.agent_options);
+    } else {
+        ck_assert_msg(a.agent_options != NULL && strcmp(a.agent_options, c->options) == 0,
+                      "\"%s\": options \"%s\", expected \"%s\"", c->text,
+                      a.agent_options ? a.agent_options : "(null)", c->options);
+    }
+    options_agent_free(&a);
+    ck_assert_ptr_null(a.agent);
+    ck_assert_ptr_null(a.agent_options);
+}
+END_TEST
+
+START_TEST(test_agent_none)
+{
+    options_agent a;
+    char err[64];
+    memset(&a, 0x5a, sizeof a);
+    ck_assert_int_eq(options_parse_agent(NULL, &a, err, sizeof err), 0);
+    ck_assert_ptr_null(a.agent);
+    ck_assert_ptr_null(a.agent_options);
+    memset(&a, 0x5a, sizeof a);
+    ck_assert_int_eq(options_parse_agent("", &a, err, sizeof err), 0);
+    ck_assert_ptr_null(a.agent);
+    ck_assert_ptr_null(a.agent_options);
+    options_agent_free(&a); /* freeing the empty result is harmless */
+}
+END_TEST
+
+START_TEST(test_agent_no_name)
+{
+    static const char *const bad[] = {":x", ":", "::opts"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        options_agent a;
+        char err[256] = "";
+        int rc = options_parse_agent(bad[i], &a, err, sizeof err);
+        ck_assert_msg(rc == -1, "\"%s\" accepted (rc %d)", bad[i], rc);
+        ck_assert_msg(err[0] != '\0', "\"%s\": no reason given", bad[i]);
+        ck_assert_ptr_null(a.agent);
+        ck_assert_ptr_null(a.agent_options);
+    }
+}
+END_TEST
+
+/* A short error buffer truncates the reason, never overflows. */
+START_TEST(test_agent_error_small_buffer)
+{
+    options_agent a;
+    char err[8];
+    memset(err, 'Z', sizeof err);
+    ck_assert_int_eq(options_parse_agent(":a very long option string that does not fit", &a, err, 4), -1);
+    ck_assert_int_eq(err[3], '\0');
+    ck_assert_int_eq(err[4], 'Z');
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* options_parse_layer                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct layer_case {
+    const char *text;
+    int level;
+    const char *file;
+};
+
+static const struct layer_case layer_cases[] = {
+    {NULL, LOG_LEVEL_WARN, NULL},
+    {"", LOG_LEVEL_WARN, NULL},
+    {"log=error", LOG_LEVEL_ERROR, NULL},
+    {"log=warn", LOG_LEVEL_WARN, NULL},
+    {"log=info", LOG_LEVEL_INFO, NULL},
+    {"log=debug", LOG_LEVEL_DEBUG, NULL},
+    {"logfile=/tmp/layer.log", LOG_LEVEL_WARN, "/tmp/layer.log"},
+    {"log=debug,logfile=/tmp/x.log", LOG_LEVEL_DEBUG, "/tmp/x.log"},
+    {"logfile=/tmp/x.log,log=info", LOG_LEVEL_INFO, "/tmp/x.log"},
+    /* the last one wins */
+    {"log=error,log=debug", LOG_LEVEL_DEBUG, NULL},
+    {"logfile=/a,logfile=/b", LOG_LEVEL_WARN, "/b"},
+    /* a path may contain '=' */
+    {"logfile=/tmp/a=b", LOG_LEVEL_WARN, "/tmp/a=b"},
+    /* empty items between commas are nothing */
+    {",log=info,,", LOG_LEVEL_INFO, NULL},
+};
+
+START_TEST(test_layer_ok)
+{
+    const struct layer_case *c = &layer_cases[_i];
+    options_layer o;
+    char err[256] = "";
+    memset(&o, 0x5a, sizeof o);
+    int rc = options_parse_layer(c->text, &o, err, sizeof err);
+    ck_assert_msg(rc == 0, "\"%s\": rc %d (%s)", c->text ? c->text : "(null)", rc, err);
+    ck_assert_msg(o.log_level == c->level, "\"%s\": level %d, expected %d", c->text ? c->text : "(null)",
+                  o.log_level, c->level);
+    if (c->file == NULL) {
+        ck_assert_ptr_null(o.log_file);
+    } else {
+        ck_assert_msg(o.log_file != NULL && strcmp(o.log_file, c->file) == 0, "\"%s\": logfile \"%s\"", c->text,
+                      o.log_file ? o.log_file : "(null)");
+    }
+    options_layer_free(&o);
+    ck_assert_ptr_null(o.log_file);
+}
+END_TEST
+
+struct layer_bad {
+    const char *text;
+    const char *must_name;  /* the error text names what was wrong */
+};
+
+static const struct layer_bad layer_bad_cases[] = {
+    {"verbose=1", "verbose"},
+    {"log=info,colour=red", "colour"},
+    {"log=verbose", "verbose"},
+    {"log=", "log"},
+    {"log", "log"},
+    {"LOG=info", "LOG"},
+    {"logfile=/tmp/x,bogus", "bogus"},
+    {"logfile=", "logfile"},
+};
+
+START_TEST(test_layer_bad)
+{
+    const struct layer_bad *c = &layer_bad_cases[_i];
+    options_layer o;
+    char err[256] = "";
+    int rc = options_parse_layer(c->text, &o, err, sizeof err);
+    ck_assert_msg(rc == -1, "\"%s\" accepted", c->text);
+    ck_assert_msg(strstr(err, c->must_name) != NULL, "\"%s\": the error \"%s\" does not name \"%s\"", c->text, err,
+                  c->must_name);
+    ck_assert_msg(strchr(err, '\n') == NULL, "\"%s\": error is not one line: \"%s\"", c->text, err);
+    /* nothing half-parsed is left to leak or to use */
+    ck_assert_ptr_null(o.log_file);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* loader_find                                                               */
+/* ------------------------------------------------------------------------ */
+
+static char root[64];
+static char dir_boot[128], dir_ld[128], dir_java[128], dir_agents[128], dir_empty[128];
+
+static void mkdir_or_die(const char *p)
+{
+    ck_assert_msg(mkdir(p, 0755) == 0, "mkdir %s: %s", p, strerror(errno));
+}
+
+static void touch(const char *dir, const char *file)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    FILE *f = fopen(p, "w");
+    ck_assert_msg(f != NULL, "create %s: %s", p, strerror(errno));
+    fputs("not really an ELF file\n", f);
+    fclose(f);
+}
+
+static void loader_setup(void)
+{
+    snprintf(root, sizeof root, "/tmp/jvmpi-loader-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    snprintf(dir_boot, sizeof dir_boot, "%s/boot", root);
+    snprintf(dir_ld, sizeof dir_ld, "%s/ld", root);
+    snprintf(dir_java, sizeof dir_java, "%s/java", root);
+    snprintf(dir_agents, sizeof dir_agents, "%s/agents", root);
+    snprintf(dir_empty, sizeof dir_empty, "%s/empty", root);
+    mkdir_or_die(dir_boot);
+    mkdir_or_die(dir_ld);
+    mkdir_or_die(dir_java);
+    mkdir_or_die(dir_agents);
+    mkdir_or_die(dir_empty);
+    /* libeverywhere is in all four, libld_java in the last three, ... */
+    touch(dir_boot, "libeverywhere.so");
+    touch(dir_ld, "libeverywhere.so");
+    touch(dir_java, "libeverywhere.so");
+    touch(dir_agents, "libeverywhere.so");
+    touch(dir_ld, "libld_java.so");
+    touch(dir_java, "libld_java.so");
+    touch(dir_agents, "libld_java.so");
+    touch(dir_java, "libjava_agents.so");
+    touch(dir_agents, "libjava_agents.so");
+    touch(dir_agents, "libonly_agents.so");
+    /* not a lib<name>.so: must not be found as "plain" */
+    touch(dir_boot, "plain.so");
+    touch(dir_boot, "libplain.so.1");
+}
+
+static void loader_teardown(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (root[0] != '\0' && system(cmd) != 0) {
+        fprintf(stderr, "could not remove %s\n", root);
+    }
+}
+
+static void expect_found(const char *name, const loader_paths *p, const char *dir)
+{
+    char want[256];
+    snprintf(want, sizeof want, "%s/lib%s.so", dir, name);
+    char *got = loader_find(name, p);
+    ck_assert_msg(got != NULL, "%s: not found, expected %s", name, want);
+    ck_assert_msg(strcmp(got, want) == 0, "%s: found %s, expected %s", name, got, want);
+    free(got);
+}
+
+static void expect_missing(const char *name, const loader_paths *p)
+{
+    char *got = loader_find(name, p);
+    ck_assert_msg(got == NULL, "%s: found %s, expected nothing", name, got);
+}
+
+START_TEST(test_loader_order)
+{
+    loader_paths p = {dir_boot, dir_ld, dir_java, dir_agents};
+    expect_found("everywhere", &p, dir_boot);
+    expect_found("ld_java", &p, dir_ld);
+    expect_found("java_agents", &p, dir_java);
+    expect_found("only_agents", &p, dir_agents);
+    expect_missing("nowhere", &p);
+    expect_missing("plain", &p);
+}
+END_TEST
+
+/* Each level skipped when it is NULL or "" */
+START_TEST(test_loader_missing_levels)
+{
+    loader_paths p = {NULL, "", NULL, dir_agents};
+    expect_found("everywhere", &p, dir_agents);
+    loader_paths q = {"", NULL, dir_java, NULL};
+    expect_found("everywhere", &q, dir_java);
+    expect_missing("only_agents", &q);
+    loader_paths none = {NULL, NULL, NULL, NULL};
+    expect_missing("everywhere", &none);
+}
+END_TEST
+
+START_TEST(test_loader_lists)
+{
+    char boot[512], ld[512], java[512];
+    /* empty entries before, between and after; the first directory that has it wins */
+    snprintf(boot, sizeof boot, "::%s:%s/nonexistent:", dir_empty, root);
+    snprintf(ld, sizeof ld, ":%s::%s:", dir_empty, dir_ld);
+    snprintf(java, sizeof java, "%s:::%s", dir_java, dir_agents);
+    loader_paths p = {boot, ld, java, dir_agents};
+    expect_found("everywhere", &p, dir_ld);
+    expect_found("ld_java", &p, dir_ld);
+    expect_found("java_agents", &p, dir_java);
+    expect_found("only_agents", &p, dir_agents);
+
+    /* order inside one list */
+    snprintf(ld, sizeof ld, "%s:%s:%s", dir_agents, dir_java, dir_ld);
+    loader_paths q = {NULL, ld, NULL, NULL};
+    expect_found("everywhere", &q, dir_agents);
+    expect_found("ld_java", &q, dir_agents);
+    snprintf(ld, sizeof ld, "%s:%s", dir_java, dir_ld);
+    expect_found("ld_java", &q, dir_java);
+
+    /* only separators */
+    loader_paths r = {":", "::", ":::", dir_agents};
+    expect_found("everywhere", &r, dir_agents);
+}
+END_TEST
+
+/* A list is never changed in place (they come from getenv and properties). */
+START_TEST(test_loader_lists_untouched)
+{
+    char ld[512], copy[512];
+    snprintf(ld, sizeof ld, "%s::%s:", dir_empty, dir_java);
+    memcpy(copy, ld, sizeof ld);
+    loader_paths p = {NULL, ld, NULL, NULL};
+    expect_found("java_agents", &p, dir_java);
+    ck_assert_str_eq(ld, copy);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+
+static Suite *options_suite(void)
+{
+    Suite *s = suite_create("options");
+    TCase *tc;
+
+    tc = tcase_create("agent");
+    tcase_add_loop_test(tc, test_agent_split, 0, (int)(sizeof agent_cases / sizeof agent_cases[0]));
+    tcase_add_test(tc, test_agent_none);
+    tcase_add_test(tc, test_agent_no_name);
+    tcase_add_test(tc, test_agent_error_small_buffer);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("layer");
+    tcase_add_loop_test(tc, test_layer_ok, 0, (int)(sizeof layer_cases / sizeof layer_cases[0]));
+    tcase_add_loop_test(tc, test_layer_bad, 0, (int)(sizeof layer_bad_cases / sizeof layer_bad_cases[0]));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("loader");
+    tcase_add_checked_fixture(tc, loader_setup, loader_teardown);
+    tcase_add_test(tc, test_loader_order);
+    tcase_add_test(tc, test_loader_missing_levels);
+    tcase_add_test(tc, test_loader_lists);
+    tcase_add_test(tc, test_loader_lists_untouched);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(options_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
