@@ -8,6 +8,7 @@
  *
  *   java -agentpath:/path/libjvmpi.so=classtrace:file=ct.txt Main
  *   JAVA_TOOL_OPTIONS=-agentpath:/path/libjvmpi.so java -Xrunclasstrace Main
+ *     (the VM finds libclasstrace.so for -Xrun itself, on LD_LIBRARY_PATH)
  *
  * Options (comma separated, see usage()):
  *   file=<path>   where the trace goes (default: standard output)

@@ -331,7 +331,7 @@ START_TEST(test_concurrent_enable_counts_once)
         }
     }
     ck_assert_msg(stuck_rounds == 0,
-                  "LAYER BUG: in %d of %d rounds, %d threads enabling CLASS_LOAD at once counted it more than "
+                  "in %d of %d rounds, %d threads enabling CLASS_LOAD at once counted it more than "
                   "once: after DisableEvent(CLASS_LOAD) the JVM TI source stayed on",
                   stuck_rounds, ENABLE_ROUNDS, ENABLERS);
 }

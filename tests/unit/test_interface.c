@@ -646,7 +646,7 @@ START_TEST(test_create_system_thread_in_init_done_handler)
     layer_vm_init(ENV_MAIN);
     ck_assert_int_eq(nev(), 1);
     ck_assert_msg(evs[0].inner_rc == JNI_OK,
-                  "LAYER BUG: CreateSystemThread called from the JVM_INIT_DONE handler returned %d, expected "
+                  "CreateSystemThread called from the JVM_INIT_DONE handler returned %d, expected "
                   "JNI_OK (interface_mark_init_done() runs only after JVM_INIT_DONE was delivered)",
                   (int)evs[0].inner_rc);
     ck_assert_int_eq(fake.system_threads, 1);
