@@ -6,26 +6,6 @@
 # against the JVM's own stack traces.
 . "$(dirname "$0")/lib.sh"
 
-# expect_summary FILE AGENT MIN: AGENT wrote its closing line, with no failed
-# check and at least MIN passed ones (so an agent that checked nothing fails).
-expect_summary() {
-  local line passed failed
-  line=$(grep "^$2: finished, " "$1" | tail -1)
-  [ -n "$line" ] || { echo "--- $1 (tail):"; tail -20 "$1"; fail "$2 never finished (no summary line)"; }
-  passed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\1/p')
-  failed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\2/p')
-  [ "$failed" = 0 ] || { grep '^FAIL' "$1"; fail "$2: $failed checks failed"; }
-  [ "$passed" -ge "$3" ] || fail "$2: only $passed checks passed, expected at least $3"
-}
-# expect_no_crash: no hs_err file from a JVM crash in the work directory.
-expect_no_crash() {
-  local f
-  for f in "$WORK"/hs_err*; do
-    [ -e "$f" ] && { head -30 "$f"; fail "the JVM crashed: $(basename "$f")"; }
-  done
-  return 0
-}
-
 [ -f "$AGENTS_DIR/libb_calltrace.so" ] || fail "libb_calltrace.so not built"
 src="$SOURCE_DIR/tests/java/B_CallTrace.java"
 line_of() {

@@ -4,26 +4,6 @@
 # by bare name is found on LD_LIBRARY_PATH and java.library.path.
 . "$(dirname "$0")/lib.sh"
 
-# expect_summary FILE AGENT MIN: AGENT wrote its closing line, with no failed
-# check and at least MIN passed ones (so an agent that checked nothing fails).
-expect_summary() {
-  local line passed failed
-  line=$(grep "^$2: finished, " "$1" | tail -1)
-  [ -n "$line" ] || { echo "--- $1 (tail):"; tail -20 "$1"; fail "$2 never finished (no summary line)"; }
-  passed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\1/p')
-  failed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks passed, \([0-9]*\) failed$/\2/p')
-  [ "$failed" = 0 ] || { grep '^FAIL' "$1"; fail "$2: $failed checks failed"; }
-  [ "$passed" -ge "$3" ] || fail "$2: only $passed checks passed, expected at least $3"
-}
-# expect_no_crash: no hs_err file from a JVM crash in the work directory.
-expect_no_crash() {
-  local f
-  for f in "$WORK"/hs_err*; do
-    [ -e "$f" ] && { head -30 "$f"; fail "the JVM crashed: $(basename "$f")"; }
-  done
-  return 0
-}
-
 for a in b_noonload b_failonload b_simple; do
   [ -f "$AGENTS_DIR/lib$a.so" ] || fail "lib$a.so not built"
 done
