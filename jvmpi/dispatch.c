@@ -1,5 +1,6 @@
 #include "dispatch.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "events.h"
@@ -83,4 +84,31 @@ void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
     if (!t->internal && events_enabled(JVMPI_EVENT_THREAD_START) && threads_claim_announce(t)) {
         dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
     }
+}
+
+void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = type_of(JVMPI_EVENT_OBJECT_ALLOC, requested);
+    ev.u.obj_alloc.arena_id = 1; /* HotSpot had one arena and never said so */
+    ev.u.obj_alloc.class_id = obj->class_id;
+    ev.u.obj_alloc.is_array = obj->is_array;
+    ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
+    ev.u.obj_alloc.obj_id = obj->id;
+    events_deliver(env, &ev);
+}
+
+void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    if (event_type == JVMPI_EVENT_JNI_GLOBALREF_ALLOC || event_type == JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC) {
+        ev.u.jni_globalref_alloc.obj_id = obj_id;
+        ev.u.jni_globalref_alloc.ref_id = ref;
+    } else {
+        ev.u.jni_globalref_free.ref_id = ref;
+    }
+    events_deliver(env, &ev);
 }

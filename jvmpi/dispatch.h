@@ -16,6 +16,8 @@ void dispatch_class_unload(JNIEnv *env, jobjectID class_id);
 void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested);
 /* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
 void dispatch_plain(JNIEnv *env, jint event_type);
+void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
+void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref);
 void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);
 
 /* Sends the class's CLASS_LOAD unless it was sent already (or is off). */

@@ -1,18 +1,146 @@
 /*
  * Object IDs are JVM TI tags.  They come from one counter, so an ID is never
- * reused for the life of the process, whatever is freed.  Steps of 8 make an
- * ID look like an aligned pointer: agents that hash jobjectIDs by dropping
- * the low bits (as they did with real heap addresses) still spread them.
+ * reused for the life of the process, whatever is freed.
+ *
+ * A tag carries what the layer must know about an object when JVM TI gives
+ * back nothing but the tag (ObjectFree, heap callbacks):
+ *
+ *   bits 63..28  sequence number (never reused)
+ *   bit  27      1: a class (never counted as a live object)
+ *   bits 26..3   object: size / 8, or SIZE_BIG for objects of 128 MB and up
+ *                class:  element type of an array class, 0 for other classes
+ *   bits  2..0   0, so that an ID looks like an aligned pointer: agents that
+ *                hash jobjectIDs by dropping the low bits (as they did with
+ *                heap addresses) still spread them.
+ *
+ * Keeping the size in the tag is what lets GC_FINISH report live bytes with
+ * no per-object table, which would cost a hash insert per allocation.
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+
+#include <uthash.h>
 
 #include "seam.h"
 
-#define IDS_STEP 8
+#define SEQ_SHIFT 28
+#define CLASS_BIT ((int64_t)1 << 27)
+#define FIELD_SHIFT 3
+#define FIELD_MASK (((int64_t)1 << 24) - 1)
+#define SIZE_BIG FIELD_MASK
 
-static _Atomic int64_t ids_last;
+static _Atomic int64_t seq_last;
+static _Atomic jlong live_objects;
+static _Atomic jlong live_bytes;
 
-int64_t ids_next(void)
+/* Sizes of the few objects too big for the tag's size field. */
+typedef struct big_size {
+    int64_t tag;
+    jlong size;
+    UT_hash_handle hh;
+} big_size;
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static big_size *bigs;
+
+static int64_t next_seq(void)
 {
-    return atomic_fetch_add_explicit(&ids_last, IDS_STEP, memory_order_relaxed) + IDS_STEP;
+    return atomic_fetch_add_explicit(&seq_last, 1, memory_order_relaxed) + 1;
+}
+
+int64_t ids_next_object(jlong size)
+{
+    if (size < 0) {
+        size = 0;
+    }
+    int64_t field = (size + 7) / 8;
+    int64_t tag = next_seq() << SEQ_SHIFT;
+    if (field >= SIZE_BIG) {
+        big_size *b = malloc(sizeof *b);
+        tag |= SIZE_BIG << FIELD_SHIFT;
+        if (b != NULL) {
+            b->tag = tag;
+            b->size = size;
+            pthread_mutex_lock(&big_lock);
+            HASH_ADD(hh, bigs, tag, sizeof b->tag, b);
+            pthread_mutex_unlock(&big_lock);
+        }
+    } else {
+        tag |= field << FIELD_SHIFT;
+        size = field * 8; /* what ids_forget will take off again */
+    }
+    atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live_bytes, size, memory_order_relaxed);
+    return tag;
+}
+
+int64_t ids_next_class(jint array_type)
+{
+    return (next_seq() << SEQ_SHIFT) | CLASS_BIT | (((int64_t)array_type & FIELD_MASK) << FIELD_SHIFT);
+}
+
+bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
+
+jint ids_array_type(int64_t class_tag)
+{
+    return ids_is_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & FIELD_MASK) : 0;
+}
+
+/* When remove is set, the entry of a big object is dropped as it is read. */
+static jlong size_of(int64_t tag, bool remove)
+{
+    if (ids_is_class(tag)) {
+        return 0;
+    }
+    int64_t field = (tag >> FIELD_SHIFT) & FIELD_MASK;
+    if (field != SIZE_BIG) {
+        return field * 8;
+    }
+    jlong size = 0;
+    {
+        pthread_mutex_lock(&big_lock);
+        big_size *b = NULL;
+        HASH_FIND(hh, bigs, &tag, sizeof tag, b);
+        if (b != NULL) {
+            size = b->size;
+            if (remove) {
+                HASH_DEL(bigs, b);
+                free(b);
+            }
+        }
+        pthread_mutex_unlock(&big_lock);
+    }
+    return size;
+}
+
+jlong ids_object_size(int64_t tag) { return size_of(tag, false); }
+
+void ids_forget(int64_t tag)
+{
+    if (tag == 0 || ids_is_class(tag)) {
+        return;
+    }
+    jlong size = size_of(tag, true);
+    atomic_fetch_sub_explicit(&live_objects, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&live_bytes, size, memory_order_relaxed);
+}
+
+void ids_live(jlong *objects, jlong *bytes)
+{
+    *objects = atomic_load(&live_objects);
+    *bytes = atomic_load(&live_bytes);
+}
+
+void ids_reset(void)
+{
+    atomic_store(&live_objects, 0);
+    atomic_store(&live_bytes, 0);
+    pthread_mutex_lock(&big_lock);
+    big_size *b, *tmp;
+    HASH_ITER(hh, bigs, b, tmp) {
+        HASH_DEL(bigs, b);
+        free(b);
+    }
+    pthread_mutex_unlock(&big_lock);
+    /* The sequence is never reset: an ID must not come back, not even in tests. */
 }

@@ -8,6 +8,7 @@
 #include "classes.h"
 #include "dispatch.h"
 #include "events.h"
+#include "gc.h"
 #include "layer.h"
 #include "log.h"
 #include "rawmon.h"
@@ -15,7 +16,6 @@
 #include "threads.h"
 
 static _Atomic bool init_done;
-static _Atomic int gc_disabled;
 
 /* One line naming the function and what was wrong with the call. */
 #define BAD_CALL(fn, ...) LOG_ERROR(fn ": " __VA_ARGS__)
@@ -88,6 +88,30 @@ static jint request_thread_start(jobjectID id)
     return JVMPI_SUCCESS;
 }
 
+static jint request_object_alloc(jobjectID id)
+{
+    JNIEnv *env = seam_current_env();
+    seam_object_info info;
+    if (env == NULL || !require_live("RequestEvent(OBJECT_ALLOC)")) {
+        return JVMPI_FAIL;
+    }
+    if (id == NULL) {
+        BAD_CALL("RequestEvent(OBJECT_ALLOC)", "NULL object ID");
+        return JVMPI_FAIL;
+    }
+    if (ids_is_class(seam_tag_from_id(id))) {
+        BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is a class ID: request CLASS_LOAD for it", (void *)id);
+        return JVMPI_FAIL;
+    }
+    if (!seam_object_info_of(env, id, &info)) {
+        BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is not the ID of a live object", (void *)id);
+        return JVMPI_FAIL;
+    }
+    layer_announce_object_class(env, &info);
+    dispatch_object_alloc(env, &info, true);
+    return JVMPI_SUCCESS;
+}
+
 static jint JNICALL request_event(jint event_type, void *arg)
 {
     if (layer_phase() == LAYER_DEAD) {
@@ -99,6 +123,7 @@ static jint JNICALL request_event(jint event_type, void *arg)
     case JVMPI_EVENT_THREAD_START:
         return request_thread_start((jobjectID)arg);
     case JVMPI_EVENT_OBJECT_ALLOC:
+        return request_object_alloc((jobjectID)arg);
     case JVMPI_EVENT_HEAP_DUMP:
     case JVMPI_EVENT_MONITOR_DUMP:
     case JVMPI_EVENT_OBJECT_DUMP:
@@ -273,7 +298,7 @@ static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(vo
                  JVMPI_MAXIMUM_PRIORITY);
         return JNI_ERR;
     }
-    if (atomic_load(&gc_disabled) > 0) {
+    if (gc_is_disabled()) {
         BAD_CALL("CreateSystemThread", "called with GC disabled (the spec forbids it)");
         return JNI_ERR;
     }
@@ -305,26 +330,24 @@ static void *JNICALL get_thread_local_storage(JNIEnv *env)
 
 /* ---- GC control ---------------------------------------------------------- */
 
-static void JNICALL disable_gc(void) { atomic_fetch_add(&gc_disabled, 1); }
+static void JNICALL disable_gc(void) { gc_disable(); }
 
 static void JNICALL enable_gc(void)
 {
-    int before = atomic_load(&gc_disabled);
-    while (before > 0 && !atomic_compare_exchange_weak(&gc_disabled, &before, before - 1)) {
-    }
-    if (before <= 0) {
+    if (!gc_enable()) {
         BAD_CALL("EnableGC", "called more often than DisableGC");
     }
 }
 
 static void JNICALL run_gc(void)
 {
-    if (atomic_load(&gc_disabled) > 0) {
+    if (gc_is_disabled()) {
         BAD_CALL("RunGC", "called with GC disabled (the spec forbids it); no collection");
         return;
     }
-    if (require_live("RunGC")) {
-        seam_force_gc();
+    JNIEnv *env = seam_current_env();
+    if (require_live("RunGC") && env != NULL) {
+        gc_run(env);
     }
 }
 
@@ -441,11 +464,11 @@ JVMPI_Interface *layer_interface_for(jint version)
 
 void interface_mark_init_done(void) { atomic_store(&init_done, true); }
 
-int interface_gc_disabled_depth(void) { return atomic_load(&gc_disabled); }
+int interface_gc_disabled_depth(void) { return gc_disabled_depth(); }
 
 void interface_reset(void)
 {
     atomic_store(&init_done, false);
-    atomic_store(&gc_disabled, 0);
+    gc_reset();
     table_fill();
 }

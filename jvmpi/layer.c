@@ -4,10 +4,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "classes.h"
 #include "dispatch.h"
 #include "events.h"
+#include "gc.h"
 #include "interface.h"
 #include "loader.h"
 #include "log.h"
@@ -28,6 +30,7 @@ static pthread_mutex_t freed_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed_cond = PTHREAD_COND_INITIALIZER;
 static freed_class *freed_head, *freed_tail;
 static bool delivery_stop;
+static void wake_delivery(void);
 
 layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
 bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
@@ -56,6 +59,7 @@ jint layer_onload(JavaVM *vm, const char *text)
         return JNI_ERR;
     }
     events_set_interface(interface_table());
+    gc_set_waker(wake_delivery);
     rawmon_set_event_sink(dispatch_raw_monitor);
     rawmon_set_env_source(seam_current_env);
 
@@ -86,13 +90,30 @@ void layer_define_loaded_classes(JNIEnv *env)
     }
 }
 
-/* HotSpot 5.0 order: CLASS_LOAD of every loaded class, THREAD_START of every
- * live thread, then JVM_INIT_DONE. */
+/* OBJECT_ALLOC of every object already in the heap, so that an agent that
+ * asked for allocations from the start knows every object. */
+static void replay_objects(JNIEnv *env)
+{
+    int n = 0;
+    seam_object_info *objects = seam_heap_objects(env, &n);
+    LOG_DEBUG("start-up replay: %d objects", n);
+    for (int i = 0; i < n; i++) {
+        dispatch_object_alloc(env, &objects[i], false);
+    }
+    free(objects);
+}
+
+/* HotSpot 5.0 order: OBJECT_ALLOC of every object in the heap, CLASS_LOAD of
+ * every loaded class, THREAD_START of every live thread, then JVM_INIT_DONE. */
 void layer_vm_init(JNIEnv *env)
 {
     atomic_store(&phase, LAYER_LIVE);
-    if (events_enabled(JVMPI_EVENT_CLASS_LOAD) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
+    bool objects = events_enabled(JVMPI_EVENT_OBJECT_ALLOC);
+    if (objects || events_enabled(JVMPI_EVENT_CLASS_LOAD) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
         seam_define_loaded_classes(env);
+    }
+    if (objects) {
+        replay_objects(env);
     }
     if (events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
         int n = 0;
@@ -237,21 +258,58 @@ void layer_class_freed(jobjectID class_id)
     pthread_mutex_unlock(&freed_lock);
 }
 
+static void wake_delivery(void)
+{
+    pthread_mutex_lock(&freed_lock);
+    pthread_cond_signal(&freed_cond);
+    pthread_mutex_unlock(&freed_lock);
+}
+
+/* Sleeps until a class was freed, a GC window is due, or the layer stops. */
+static void wait_for_work(void)
+{
+    for (;;) {
+        if (freed_head != NULL || delivery_stop) {
+            return;
+        }
+        long ms = gc_window_wait_ms();
+        if (ms == 0) {
+            return;
+        }
+        if (ms < 0) {
+            pthread_cond_wait(&freed_cond, &freed_lock);
+        } else {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += ms / 1000;
+            until.tv_nsec += (ms % 1000) * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&freed_cond, &freed_lock, &until);
+        }
+    }
+}
+
 void layer_delivery_main(JNIEnv *env)
 {
     for (;;) {
         freed_class *batch;
+        bool stop;
         {
             pthread_mutex_lock(&freed_lock);
-            while (freed_head == NULL && !delivery_stop) {
-                pthread_cond_wait(&freed_cond, &freed_lock);
-            }
+            wait_for_work();
             batch = freed_head;
             freed_head = freed_tail = NULL;
+            stop = delivery_stop;
             pthread_mutex_unlock(&freed_lock);
         }
-        if (batch == NULL) {
+        if (stop && batch == NULL) {
             return;
+        }
+        if (!stop) {
+            gc_deliver_due(env);
         }
         while (batch != NULL) {
             freed_class *f = batch;
@@ -269,6 +327,56 @@ void layer_delivery_main(JNIEnv *env)
             free(f);
         }
     }
+}
+
+/* ---- objects and GC -------------------------------------------------------- */
+
+/* Classes whose CLASS_LOAD this thread knows was delivered: IDs are never
+ * reused, so an entry never goes stale, and the allocation path stays off
+ * the class table's lock. */
+#define ANNOUNCED_CACHE 256
+static __thread jobjectID announced_cache[ANNOUNCED_CACHE];
+
+void layer_announce_object_class(JNIEnv *env, const seam_object_info *obj)
+{
+    jobjectID id = obj->class_id;
+    if (id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+        return;
+    }
+    size_t slot = ((uintptr_t)id >> 28) % ANNOUNCED_CACHE;
+    if (announced_cache[slot] == id) {
+        return;
+    }
+    class_rec *c = classes_acquire(id);
+    if (c != NULL) {
+        dispatch_announce_class(env, c);
+        classes_release(c);
+        announced_cache[slot] = id;
+    }
+}
+
+void layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
+{
+    if (!layer_is_live() || !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+        return;
+    }
+    layer_announce_object_class(env, obj);
+    dispatch_object_alloc(env, obj, false);
+}
+
+void layer_object_freed(int64_t tag) { gc_object_freed(tag); }
+void layer_gc_start(void) { gc_collection_started(); }
+void layer_gc_finish(void) { gc_collection_finished(); }
+
+void layer_jni_ref(JNIEnv *env, bool weak, jobject ref, jobject obj)
+{
+    jint type = obj != NULL ? (weak ? JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC : JVMPI_EVENT_JNI_GLOBALREF_ALLOC)
+                            : (weak ? JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE : JVMPI_EVENT_JNI_GLOBALREF_FREE);
+    if (!layer_is_live() || !events_enabled(type)) {
+        return;
+    }
+    jobjectID id = obj != NULL ? seam_id_from_object(env, obj) : NULL;
+    dispatch_jni_ref(env, type, id, ref);
 }
 
 /* ---- other callbacks ---------------------------------------------------- */

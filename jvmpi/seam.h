@@ -21,11 +21,28 @@
 /* ---- identity ---------------------------------------------------------- */
 
 /* A jobjectID is a JVM TI tag shown as a pointer.  Tags are handed out by
- * ids_next() (jvmpi/ids.c) and never reused. */
+ * jvmpi/ids.c and never reused.  A tag also says what it names: a class
+ * (and whether that class is an array class, of which element type), or a
+ * counted object (and its size, so that GC_FINISH can report live bytes
+ * without a table of its own).  Agents see only an opaque, 8-aligned value. */
 static inline jobjectID seam_id_from_tag(int64_t tag) { return (jobjectID)(uintptr_t)tag; }
 static inline int64_t seam_tag_from_id(jobjectID id) { return (int64_t)(uintptr_t)id; }
 
-int64_t ids_next(void);
+/* Tag for a new object of size bytes; counts it as live. */
+int64_t ids_next_object(jlong size);
+/* Tag for a new class; array_type is the JVMPI type of its elements for an
+ * array class (JVMPI_CLASS for arrays of references), 0 otherwise. */
+int64_t ids_next_class(jint array_type);
+bool ids_is_class(int64_t tag);
+/* JVMPI_NORMAL_OBJECT (0) for plain classes, else the element type. */
+jint ids_array_type(int64_t class_tag);
+/* Size recorded in an object's tag; 0 for class tags. */
+jlong ids_object_size(int64_t tag);
+/* An object tag's object is gone: no longer counted.  Class tags are ignored. */
+void ids_forget(int64_t tag);
+/* Objects with IDs, and their bytes, not yet freed. */
+void ids_live(jlong *objects, jlong *bytes);
+void ids_reset(void);
 
 /* ---- data the backend hands over -------------------------------------- */
 
@@ -42,6 +59,8 @@ typedef struct seam_class_info {
     JVMPI_Field *statics;
     jint num_instances;
     JVMPI_Field *instances;
+    jint array_type;       /* 0, or the element type of an array class (JVMPI_CLASS, JVMPI_INT...) */
+    jobjectID element_id;  /* arrays of references: the element class, NULL when it has no ID */
 } seam_class_info;
 
 void seam_class_info_free(seam_class_info *info);
@@ -66,6 +85,9 @@ typedef enum seam_source {
     SEAM_SRC_CLASS_FILE_HOOK, /* CLASS_LOAD_HOOK */
     SEAM_SRC_CLASS_FREE,      /* CLASS_UNLOAD */
     SEAM_SRC_DATA_DUMP,       /* DATA_DUMP_REQUEST */
+    SEAM_SRC_OBJECT_ALLOC,    /* OBJECT_ALLOC: SampledObjectAlloc at interval 0 */
+    SEAM_SRC_GC,              /* GC_START, GC_FINISH, OBJECT_FREE: GC start/finish */
+    SEAM_SRC_JNI_REFS,        /* JNI_(WEAK_)GLOBALREF_*: the JNI function table */
     SEAM_SRC_COUNT
 } seam_source;
 
@@ -118,11 +140,136 @@ void seam_vm_free(void *p);
 
 void seam_force_gc(void);
 
+/* ---- heap (OBJECT_ALLOC, OBJECT_FREE, GC) ------------------------------ */
+
+/* Makes JVM TI post, before returning, the ObjectFree of every tagged
+ * object the collections so far found dead.  Not in a GC callback. */
+void seam_flush_object_frees(void);
+
+/* Heap capacity in bytes (GC_FINISH total_object_space), -1 unknown. */
+jlong seam_heap_capacity(JNIEnv *env);
+
+/* What an OBJECT_ALLOC says about an object. */
+typedef struct seam_object_info {
+    jobjectID id;
+    jobjectID class_id;   /* element class for arrays of references; NULL for primitive arrays */
+    jint is_array;        /* JVMPI_NORMAL_OBJECT, JVMPI_CLASS or the primitive element type */
+    jlong size;
+} seam_object_info;
+
+/* RequestEvent(OBJECT_ALLOC, id): false when no live object has that ID. */
+bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out);
+
+/* Every object in the heap but Class objects (which CLASS_LOAD defines),
+ * untagged ones getting IDs; calloc'd array, *count set.  Classes must have
+ * their IDs already (seam_define_loaded_classes). */
+seam_object_info *seam_heap_objects(JNIEnv *env, int *count);
+
 jobject seam_object_from_id(JNIEnv *env, jobjectID id);
 jobjectID seam_id_from_object(JNIEnv *env, jobject object);
 
 /* Exit the process with code, the way Runtime.halt does. */
 void seam_halt(jint code);
+
+/* ---- heap dumps (HEAP_DUMP, OBJECT_DUMP): see jvmpi/heapdump.c ---------- */
+
+/* The heap as one JVM TI walk saw it, in JVMPI's terms; jvmpi/heapdump.c
+ * lays it out as dump records.  JVM TI numbers fields its own way (all the
+ * fields of a class and its supers, statics included, after those of its
+ * interfaces); the backend turns that into the key the JVMPI side can order
+ * by: the class whose CLASS_LOAD lists the field, and the field's position
+ * in that CLASS_LOAD's instances (or statics) array. */
+
+/* A value: a reference (type JVMPI_CLASS, v.id, NULL for null) or a
+ * primitive (type JVMPI_BOOLEAN .. JVMPI_LONG, the member of that type). */
+typedef union seam_heap_bits {
+    jobjectID id;
+    jboolean z;
+    jbyte b;
+    jchar c;
+    jshort s;
+    jint i;
+    jlong j;
+    jfloat f;
+    jdouble d;
+} seam_heap_bits;
+
+typedef struct seam_heap_field {
+    jobjectID decl;    /* the class whose CLASS_LOAD lists the field */
+    jint slot;         /* index into decl's CLASS_LOAD instances (statics for class statics) */
+    jint type;
+    seam_heap_bits v;
+} seam_heap_field;
+
+/* A resolved constant pool entry (a String or a class): type JVMPI_CLASS. */
+typedef struct seam_heap_constant {
+    jint index;
+    jint type;
+    seam_heap_bits v;
+} seam_heap_constant;
+
+typedef struct seam_heap_class {
+    jobjectID id;
+    jobjectID super;            /* NULL for java.lang.Object and for interfaces */
+    jobjectID loader, signers, domain;   /* NULL when none */
+    jobjectID name;             /* the VM's cached class-name String, when the dump has it */
+    jint instance_size;         /* bytes; 0 for interfaces and array classes */
+    jint num_interfaces;        /* direct interfaces, as CLASS_LOAD counts them */
+    jobjectID *interfaces;
+    jint num_constants;
+    seam_heap_constant *constants;   /* by increasing index */
+    jint num_statics;           /* entries in statics; static fields without one are null/0 */
+    seam_heap_field *statics;   /* decl is the class itself */
+} seam_heap_class;
+
+typedef enum {
+    SEAM_HEAP_INSTANCE,
+    SEAM_HEAP_CLASS,       /* a java.lang.Class with a class ID: see classes */
+    SEAM_HEAP_OBJ_ARRAY,
+    SEAM_HEAP_PRIM_ARRAY
+} seam_heap_kind;
+
+typedef struct seam_heap_object {
+    jobjectID id;
+    jobjectID class_id;    /* its class (arrays: the array class); NULL for SEAM_HEAP_CLASS */
+    jint kind;             /* seam_heap_kind */
+    jint count;            /* instances: entries in u.fields; arrays: length */
+    jint elem_type;        /* primitive arrays: JVMPI_BOOLEAN .. JVMPI_LONG */
+    union {
+        seam_heap_field *fields;   /* any order; fields without an entry are null/0 */
+        jobjectID *elements;       /* count IDs, NULL for null */
+        const void *values;        /* count values of elem_type, packed, native byte order */
+    } u;
+} seam_heap_object;
+
+typedef struct seam_heap_root {
+    jint kind;             /* JVMPI_GC_ROOT_* */
+    jobjectID id;          /* the object (THREAD_BLOCK: the thread object) */
+    jobjectID thread;      /* JNI_LOCAL, JAVA_FRAME, THREAD_BLOCK: the thread's ID; NULL if it has none */
+    jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none */
+    jmethodID method;      /* that frame's method */
+    jobject ref;           /* JNI_GLOBAL: the global reference; NULL, JVM TI does not tell it */
+} seam_heap_root;
+
+typedef struct seam_heap_snapshot {
+    int num_roots;
+    seam_heap_root *roots;
+    int num_objects;
+    seam_heap_object *objects;   /* in the order the walk met them */
+    int num_classes;
+    seam_heap_class *classes;    /* sorted by id: every class in objects, and every
+                                  * class an instance in objects needs for its layout
+                                  * (its class and all their superclasses) */
+    void *priv;                  /* the backend's, for seam_heap_snapshot_free */
+} seam_heap_snapshot;
+
+/* only == NULL (HEAP_DUMP): every object reachable from the GC roots, and the
+ * roots.  Otherwise (OBJECT_DUMP) that one object, no roots.  Objects met
+ * without an ID get one.  Call with every loaded class defined
+ * (seam_define_loaded_classes).  False when only is no live object's ID (no
+ * message: the caller names its call) or the walk failed (one error line). */
+bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_snapshot *out);
+void seam_heap_snapshot_free(seam_heap_snapshot *snap);
 
 /* ---- what the backend calls on the JVMPI side -------------------------- */
 
@@ -150,6 +297,17 @@ void layer_class_defined(seam_class_info *info);
 void layer_class_announce(JNIEnv *env, jobjectID id);
 /* From ObjectFree: no JNI, no blocking; the JVMPI side queues it. */
 void layer_class_freed(jobjectID class_id);
+
+/* In the allocating thread (SampledObjectAlloc), the object already tagged. */
+void layer_object_alloc(JNIEnv *env, const seam_object_info *obj);
+/* From ObjectFree, on whatever thread JVM TI posts it: no JNI, no agent code. */
+void layer_object_freed(int64_t tag);
+/* Inside GarbageCollectionStart/Finish: only memory and short locks. */
+void layer_gc_start(void);
+void layer_gc_finish(void);
+/* A JNI global or weak global reference was made (obj its object) or deleted
+ * (obj NULL) by code other than the layer; in the calling thread. */
+void layer_jni_ref(JNIEnv *env, bool weak, jobject ref, jobject obj);
 
 void layer_class_file_hook(JNIEnv *env, const unsigned char *data, jint len,
                            unsigned char **new_data, jint *new_len);

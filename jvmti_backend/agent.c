@@ -93,6 +93,7 @@ static void apply_pending_sources(void);
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
+    bk_heap_vm_init(env, thread);
     apply_pending_sources();
     /* The main thread has had no ThreadStart yet, and the VM's own threads
      * started before the start phase never get one. */
@@ -146,7 +147,9 @@ bool seam_source_set(seam_source source, bool on)
 {
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     JVMTI_CALL(bk.jvmti, GetPhase, &phase);
-    if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL) {
+    /* The JNI function table can only be replaced from the start phase on. */
+    if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL ||
+        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE)) {
         pending_set[source] = true;
         pending_on[source] = on;
         LOG_DEBUG("event source %d switch deferred to VM init", (int)source);
@@ -178,6 +181,19 @@ static bool source_set_now(seam_source source, bool on)
         return set_mode(bk.jvmti_cls, JVMTI_EVENT_OBJECT_FREE, on);
     case SEAM_SRC_DATA_DUMP:
         return set_mode(bk.jvmti, JVMTI_EVENT_DATA_DUMP_REQUEST, on);
+    case SEAM_SRC_OBJECT_ALLOC:
+        return set_mode(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on);
+    case SEAM_SRC_GC:
+        if (!set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, on)) {
+            return false;
+        }
+        if (!set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, on)) {
+            set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, !on);
+            return false;
+        }
+        return true;
+    case SEAM_SRC_JNI_REFS:
+        return bk_jni_refs_switch(on);
     case SEAM_SRC_COUNT:
         break;
     }
@@ -244,6 +260,9 @@ static bool create_envs(JavaVM *vm)
     caps.can_suspend = 1;
     caps.can_get_current_thread_cpu_time = 1;
     caps.can_get_thread_cpu_time = 1;
+    caps.can_generate_sampled_object_alloc_events = 1;
+    caps.can_generate_object_free_events = 1;
+    caps.can_generate_garbage_collection_events = 1;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -263,6 +282,10 @@ static bool create_envs(JavaVM *vm)
     cb.ClassPrepare = bk_on_class_prepare;
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.DataDumpRequest = on_data_dump_request;
+    cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    cb.ObjectFree = bk_on_object_free;
+    cb.GarbageCollectionStart = bk_on_gc_start;
+    cb.GarbageCollectionFinish = bk_on_gc_finish;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventCallbacks, &cb, (jint)sizeof cb))) {
         return false;
     }
@@ -272,9 +295,12 @@ static bool create_envs(JavaVM *vm)
         return false;
     }
     /* Thread tracking is always on: JVMPI names threads by JNIEnv *, which
-     * only a thread's own events reveal.  Threads start rarely. */
+     * only a thread's own events reveal.  Threads start rarely.  ObjectFree
+     * on object tags is always on too: it keeps the live count GC_FINISH
+     * reports, and costs nothing for objects that have no ID. */
     return set_mode(bk.jvmti, JVMTI_EVENT_VM_INIT, true) && set_mode(bk.jvmti, JVMTI_EVENT_VM_DEATH, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && set_mode(bk.jvmti, JVMTI_EVENT_THREAD_END, true);
+           set_mode(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && set_mode(bk.jvmti, JVMTI_EVENT_THREAD_END, true) &&
+           set_mode(bk.jvmti, JVMTI_EVENT_OBJECT_FREE, true) && bk_heap_onload();
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

@@ -47,6 +47,29 @@ jobjectID bk_class_id(JNIEnv *env, jclass klass);
 void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
 
+/* heap.c */
+bool bk_heap_onload(void);
+void bk_heap_vm_init(JNIEnv *env, jthread thread);
+/* Local ref to an array class's element class; NULL when not an array class. */
+jclass bk_array_element_class(JNIEnv *env, jclass array_class);
+/* ID of an array class's element class, defining it if needed. */
+jobjectID bk_element_class_id(JNIEnv *env, jclass array_class);
+void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
+                                 jlong size);
+void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag);
+void JNICALL bk_on_gc_start(jvmtiEnv *jvmti);
+void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
+
+/* objects.c */
+/* The object's tag, giving it one (sized, counted) when it has none; 0 on failure. */
+jlong bk_object_tag(JNIEnv *env, jobject obj);
+
+/* jnirefs.c */
+bool bk_jni_refs_switch(bool on);
+/* The layer's own global references, never reported to the agent. */
+jobject bk_new_global_ref(JNIEnv *env, jobject obj);
+void bk_delete_global_ref(JNIEnv *env, jobject ref);
+
 /* threadsvc.c */
 void JNICALL bk_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);

@@ -140,6 +140,22 @@ static bool fill_fields(jclass klass, seam_class_info *info)
     return true;
 }
 
+/* JVMPI type of an array class's elements, from its signature "[I", "[[J", "[Lx;". */
+static jint array_type(const char *sig)
+{
+    switch (sig[1]) {
+    case 'Z': return JVMPI_BOOLEAN;
+    case 'C': return JVMPI_CHAR;
+    case 'F': return JVMPI_FLOAT;
+    case 'D': return JVMPI_DOUBLE;
+    case 'B': return JVMPI_BYTE;
+    case 'S': return JVMPI_SHORT;
+    case 'I': return JVMPI_INT;
+    case 'J': return JVMPI_LONG;
+    default: return JVMPI_CLASS;
+    }
+}
+
 static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
 {
     seam_class_info *info = calloc(1, sizeof *info);
@@ -149,10 +165,13 @@ static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
         return NULL;
     }
     info->name = external_name(sig);
-    bk_deallocate(sig);
     if (status & JVMTI_CLASS_STATUS_ARRAY) {
-        return info; /* arrays: no source, methods or fields, as in JDK 5.0 */
+        /* Arrays: no source, methods or fields, as in JDK 5.0. */
+        info->array_type = array_type(sig);
+        bk_deallocate(sig);
+        return info;
     }
+    bk_deallocate(sig);
     char *source = NULL;
     if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetSourceFileName, klass, &source))) {
         info->source_name = bk_take_string(source);
@@ -204,6 +223,20 @@ static void id_list_add(id_list *l, jobjectID id)
     l->ids[l->count++] = id;
 }
 
+static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined);
+
+/* The element class of an array of references; with class_lock held. */
+static jobjectID define_element(JNIEnv *env, jclass array_class, id_list *defined)
+{
+    jclass element = bk_array_element_class(env, array_class);
+    if (element == NULL) {
+        return NULL;
+    }
+    jobjectID id = define_class(env, element, defined);
+    (*env)->DeleteLocalRef(env, element);
+    return id;
+}
+
 /* Gives the class its ID and record; superclasses first, so that CLASS_LOADs
  * sent in definition order never name a super the agent has not seen. */
 static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
@@ -229,7 +262,10 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
     if (info == NULL) {
         return NULL;
     }
-    tag = ids_next();
+    if (info->array_type == JVMPI_CLASS) {
+        info->element_id = define_element(env, klass, defined);
+    }
+    tag = ids_next_class(info->array_type);
     info->id = seam_id_from_tag(tag);
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, SetTag, klass, tag)) ||
         !JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, klass, tag))) {

@@ -49,16 +49,26 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
         }
         return id;
     }
+    tag = bk_object_tag(env, obj);
+    return tag != 0 ? seam_id_from_tag(tag) : NULL;
+}
+
+jlong bk_object_tag(JNIEnv *env, jobject obj)
+{
+    jlong tag = 0;
     {
         pthread_mutex_lock(&tag_lock);
         JVMTI_CALL(bk.jvmti, GetTag, obj, &tag);
         if (tag == 0) {
-            tag = ids_next();
+            jlong size = 0;
+            JVMTI_CALL(bk.jvmti, GetObjectSize, obj, &size);
+            tag = ids_next_object(size);
             if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, obj, tag))) {
+                ids_forget(tag);
                 tag = 0;
             }
         }
         pthread_mutex_unlock(&tag_lock);
     }
-    return tag != 0 ? seam_id_from_tag(tag) : NULL;
+    return tag;
 }

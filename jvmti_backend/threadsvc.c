@@ -20,20 +20,10 @@ static char *group_name(JNIEnv *env, jthreadGroup group, jthreadGroup *parent)
     return bk_take_string(gi.name);
 }
 
-static jobjectID thread_id(jthread thread)
+static jobjectID thread_id(JNIEnv *env, jthread thread)
 {
-    jlong tag = 0;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, thread, &tag))) {
-        return NULL;
-    }
-    if (tag == 0) {
-        /* Only the thread itself tags its object, so there is no race here. */
-        tag = ids_next();
-        if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, thread, tag))) {
-            return NULL;
-        }
-    }
-    return seam_id_from_tag(tag);
+    jlong tag = bk_object_tag(env, thread);
+    return tag != 0 ? seam_id_from_tag(tag) : NULL;
 }
 
 /* thread_env is the thread's own JNIEnv *, NULL when called from another
@@ -48,8 +38,8 @@ static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
     seam_thread_info info;
     memset(&info, 0, sizeof info);
     info.env = thread_env;
-    info.id = thread_id(thread);
-    info.handle = (*env)->NewGlobalRef(env, thread);
+    info.id = thread_id(env, thread);
+    info.handle = bk_new_global_ref(env, thread);
     info.name = bk_take_string(ti.name);
     jthreadGroup parent = NULL, grandparent = NULL;
     info.group_name = group_name(env, ti.thread_group, &parent);
@@ -65,7 +55,7 @@ static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
         free(info.group_name);
         free(info.parent_name);
         if (info.handle != NULL) {
-            (*env)->DeleteGlobalRef(env, info.handle);
+            bk_delete_global_ref(env, info.handle);
         }
         return;
     }
@@ -122,7 +112,7 @@ void seam_thread_handle_release(void *handle)
 {
     JNIEnv *env = seam_current_env();
     if (env != NULL) {
-        (*env)->DeleteGlobalRef(env, (jobject)handle);
+        bk_delete_global_ref(env, (jobject)handle);
     }
     /* From a thread outside the VM the reference stays: a leak, never a crash. */
 }
@@ -228,6 +218,6 @@ bool seam_start_delivery_thread(JNIEnv *env)
     if (thread == NULL) {
         return false;
     }
-    bk.internal_thread = (*env)->NewGlobalRef(env, thread);
+    bk.internal_thread = bk_new_global_ref(env, thread);
     return start_thread(env, thread, run_delivery, NULL, JVMTI_THREAD_NORM_PRIORITY);
 }

@@ -18,7 +18,7 @@
 #define HI 70
 
 /* Expected results, from the layer's contract for issue 2:
- *  S  carried by the layer now: JVMPI_SUCCESS.
+ *  S  carried by the layer now (issues 2 and 3): JVMPI_SUCCESS.
  *  Z  accepted but never sent: OBJECT_MOVE (IDs are JVM TI tags, which
  *     survive moves) and ARENA_NEW/ARENA_DELETE (HotSpot never had arenas).
  *     Real agents quit when enabling these fails, so: JVMPI_SUCCESS.
@@ -26,7 +26,7 @@
  *     RequestEvent; numbers that name no event (<= 0, 10-32, 36, > 61).
  *     JDK 5.0 answered JVMPI_NOT_AVAILABLE for all of these.
  *  L  an event defined by JVMPI that a later issue will carry (method,
- *     object, GC, monitor, JNI reference, DATA_RESET_REQUEST):
+ *     compiled method, instruction, monitor, DATA_RESET_REQUEST):
  *     JVMPI_NOT_AVAILABLE for now.  When an issue lands, move its events
  *     to S here. */
 static char expected_class(int n)
@@ -43,6 +43,15 @@ static char expected_class(int n)
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT:
+    /* issue 3: heap and GC */
+    case JVMPI_EVENT_OBJECT_ALLOC:
+    case JVMPI_EVENT_OBJECT_FREE:
+    case JVMPI_EVENT_GC_START:
+    case JVMPI_EVENT_GC_FINISH:
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
         return 'S';
     case JVMPI_EVENT_OBJECT_MOVE:
     case JVMPI_EVENT_ARENA_NEW:

@@ -206,7 +206,45 @@ void seam_vm_free(void *p)
     fake.vm_frees++;
     free(p);
 }
-void seam_force_gc(void) { fake.gc_calls++; }
+void seam_force_gc(void)
+{
+    fake.gc_calls++;
+    if (fake.on_force_gc != NULL) {
+        fake.on_force_gc();
+    }
+}
+
+void seam_flush_object_frees(void)
+{
+    fake.flush_calls++;
+    if (fake.on_flush != NULL) {
+        fake.on_flush();
+    }
+}
+
+jlong seam_heap_capacity(JNIEnv *env) { return fake.heap_capacity; }
+
+bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
+{
+    for (int i = 0; i < fake.object_count; i++) {
+        if (fake.objects[i].id == id) {
+            *out = fake.objects[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
+{
+    fake.heap_objects_calls++;
+    seam_object_info *copy = calloc((size_t)fake.object_count + 1, sizeof *copy);
+    if (copy != NULL && fake.object_count > 0) {
+        memcpy(copy, fake.objects, (size_t)fake.object_count * sizeof *copy);
+    }
+    *count = copy != NULL ? fake.object_count : 0;
+    return copy;
+}
 jobject seam_object_from_id(JNIEnv *env, jobjectID id) { return (jobject)id; }
 jobjectID seam_id_from_object(JNIEnv *env, jobject object) { return (jobjectID)object; }
 

@@ -43,6 +43,19 @@ typedef struct {
     /* seam_define_loaded_classes runs this (after counting), e.g. to define
      * the classes the "VM" had loaded before VM init. */
     void (*on_define_loaded)(JNIEnv *env);
+
+    /* heap (issue 3) */
+    int flush_calls;                     /* seam_flush_object_frees calls */
+    /* seam_flush_object_frees / seam_force_gc run these, e.g. to post frees
+     * through layer_object_freed as JVM TI would. */
+    void (*on_flush)(void);
+    void (*on_force_gc)(void);
+    jlong heap_capacity;                 /* seam_heap_capacity() */
+    /* seam_object_info_of answers from here: the object whose id matches */
+    seam_object_info objects[8];
+    int object_count;
+    /* seam_heap_objects returns a copy of objects[0..object_count) */
+    int heap_objects_calls;
 } fake_backend_state;
 
 extern fake_backend_state fake;

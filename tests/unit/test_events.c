@@ -40,6 +40,9 @@ static expect_kind expected_kind(jint n)
     case 44:          /* DATA_DUMP_REQUEST */
     case 46: case 47: /* JVM_INIT_DONE / SHUT_DOWN */
     case 51: case 52: case 53: /* RAW_MONITOR_CONTENDED_* */
+    case 4: case 5:   /* OBJECT_ALLOC / FREE */
+    case 38: case 39: case 40: case 41: /* JNI_(WEAK_)GLOBALREF_ALLOC / FREE */
+    case 60: case 61: /* GC_START / FINISH */
         return X_CARRIED;
     case 6:           /* OBJECT_MOVE: IDs never move */
     case 48: case 49: /* ARENA_NEW / DELETE: HotSpot never sent them */
@@ -78,6 +81,20 @@ static void expected_sources(jint n, int on[SEAM_SRC_COUNT])
         break;
     case JVMPI_EVENT_DATA_DUMP_REQUEST:
         on[SEAM_SRC_DATA_DUMP] = 1;
+        break;
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        on[SEAM_SRC_OBJECT_ALLOC] = 1;
+        break;
+    case JVMPI_EVENT_OBJECT_FREE:
+    case JVMPI_EVENT_GC_START:
+    case JVMPI_EVENT_GC_FINISH:
+        on[SEAM_SRC_GC] = 1;
+        break;
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
+        on[SEAM_SRC_JNI_REFS] = 1;
         break;
     default:
         break;

@@ -65,15 +65,61 @@ START_TEST(test_ids_increasing)
 {
     int64_t prev = 0;
     for (int i = 0; i < 1000; i++) {
-        int64_t id = ids_next();
-        ck_assert_msg(id != 0, "ids_next returned 0");
-        ck_assert_msg(id > prev, "ids_next %lld after %lld", (long long)id, (long long)prev);
+        int64_t id = (i % 2) ? ids_next_object(16 + 8 * i) : ids_next_class(i % 12);
+        ck_assert_msg(id != 0, "ids_next_* returned 0");
+        ck_assert_msg(id > prev, "ids_next_* %lld after %lld", (long long)id, (long long)prev);
         /* ids.c: IDs look like aligned pointers so pointer-hashing agents spread them */
         ck_assert_msg(id % 8 == 0, "id %lld is not 8-aligned", (long long)id);
         ck_assert_ptr_nonnull(seam_id_from_tag(id));
         ck_assert_int_eq(seam_tag_from_id(seam_id_from_tag(id)), id);
         prev = id;
     }
+}
+END_TEST
+
+/* The tag says what it names: a class (and its array type) or an object
+ * (and its size), which is what ObjectFree and heap callbacks give back. */
+START_TEST(test_ids_tag_layout)
+{
+    ids_reset();
+    jlong objects = -1, bytes = -1;
+    ids_live(&objects, &bytes);
+    ck_assert_int_eq(objects, 0);
+    ck_assert_int_eq(bytes, 0);
+
+    int64_t plain = ids_next_class(0);
+    int64_t ints = ids_next_class(JVMPI_INT);
+    int64_t refs = ids_next_class(JVMPI_CLASS);
+    ck_assert(ids_is_class(plain) && ids_is_class(ints) && ids_is_class(refs));
+    ck_assert_int_eq(ids_array_type(plain), JVMPI_NORMAL_OBJECT);
+    ck_assert_int_eq(ids_array_type(ints), JVMPI_INT);
+    ck_assert_int_eq(ids_array_type(refs), JVMPI_CLASS);
+    ck_assert_int_eq(ids_object_size(ints), 0);
+
+    int64_t small = ids_next_object(24);
+    int64_t odd = ids_next_object(13); /* rounded up to the 8 bytes HotSpot aligns to */
+    int64_t big = ids_next_object((jlong)300 << 20);
+    int64_t huge = ids_next_object((jlong)5 << 30);
+    ck_assert(!ids_is_class(small) && !ids_is_class(big));
+    ck_assert_int_eq(ids_array_type(small), 0);
+    ck_assert_int_eq(ids_object_size(small), 24);
+    ck_assert_int_eq(ids_object_size(odd), 16);
+    ck_assert_int_eq(ids_object_size(big), (jlong)300 << 20);
+    ck_assert_int_eq(ids_object_size(huge), (jlong)5 << 30);
+    ck_assert(small % 8 == 0 && big % 8 == 0 && plain % 8 == 0);
+
+    ids_live(&objects, &bytes);
+    ck_assert_int_eq(objects, 4);
+    ck_assert_int_eq(bytes, 24 + 16 + ((jlong)300 << 20) + ((jlong)5 << 30));
+
+    ids_forget(big);
+    ids_forget(plain); /* classes are never counted, so never uncounted */
+    ids_forget(small);
+    ids_live(&objects, &bytes);
+    ck_assert_int_eq(objects, 2);
+    ck_assert_int_eq(bytes, 16 + ((jlong)5 << 30));
+    ck_assert_int_eq(ids_object_size(big), 0); /* the big entry went with it */
+    ids_reset();
 }
 END_TEST
 
@@ -93,7 +139,7 @@ static void *id_worker(void *arg)
     b->increasing = b->nonzero = true;
     pthread_barrier_wait(&id_barrier);
     for (int i = 0; i < IDS_PER_THREAD; i++) {
-        b->ids[i] = ids_next();
+        b->ids[i] = ids_next_object(24);
         if (b->ids[i] == 0) {
             b->nonzero = false;
         }
@@ -687,6 +733,7 @@ static Suite *tables_suite(void)
     tc = tcase_create("ids");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_ids_increasing);
+    tcase_add_test(tc, test_ids_tag_layout);
     tcase_add_test(tc, test_ids_threads);
     suite_add_tcase(s, tc);
 

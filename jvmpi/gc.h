@@ -1,0 +1,48 @@
+/*
+ * gc - OBJECT_FREE and the GC events, delivered in windows.
+ *
+ * JVM TI posts GarbageCollectionStart/Finish inside the collection, where no
+ * agent code may run, and (since JDK 16) ObjectFree afterwards, in batches,
+ * on whatever thread cleans the tag map.  JVMPI agents expect GC_START, the
+ * OBJECT_FREEs of that collection, then GC_FINISH, all on one thread, and
+ * take a lock in GC_START that they release in GC_FINISH.  So frees are
+ * queued as they come, and a window (GC_START, the queued OBJECT_FREEs,
+ * GC_FINISH) is delivered after the collection: by the layer's delivery
+ * thread for the VM's own collections, by the caller for RunGC.
+ */
+#ifndef JVMPI_GC_H_
+#define JVMPI_GC_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "seam.h"
+
+/* From the backend's callbacks: memory and short locks only. */
+void gc_object_freed(int64_t tag);
+void gc_collection_started(void);
+void gc_collection_finished(void);
+
+/* DisableGC/EnableGC: while the count is above zero no window is delivered,
+ * so no ID is seen freed. */
+void gc_disable(void);
+/* False when there was no matching disable. */
+bool gc_enable(void);
+bool gc_is_disabled(void);
+int gc_disabled_depth(void);
+
+/* RunGC: a collection, then its window on the calling thread. */
+void gc_run(JNIEnv *env);
+
+/* For the delivery thread: how long it may sleep before a window is due
+ * (0: now, -1: until woken). */
+long gc_window_wait_ms(void);
+/* Delivers a window if one is due; called by the delivery thread. */
+void gc_deliver_due(JNIEnv *env);
+
+/* Called when the state changes in a way the delivery thread must see. */
+void gc_set_waker(void (*wake)(void));
+
+void gc_reset(void);
+
+#endif
