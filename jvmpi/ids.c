@@ -5,14 +5,16 @@
  * A tag carries what the layer must know about an object when JVM TI gives
  * back nothing but the tag (ObjectFree, heap callbacks):
  *
- *   bits 63..28  sequence number (never reused)
- *   bit  27      1: a class (never counted as a live object)
- *   bits 26..3   object: size / 8, or SIZE_BIG for objects of 128 MB and up
+ *   bit  63      0 (tags stay positive)
+ *   bits 62..40  object: size / 8, or SIZE_BIG for objects of 64 MB and up
  *                class:  element type of an array class, 0 for other classes
- *   bits  2..0   0, so that an ID looks like an aligned pointer: agents that
- *                hash jobjectIDs by dropping the low bits (as they did with
- *                heap addresses) still spread them.
+ *   bit  39      1: a class (never counted as a live object)
+ *   bits 38..3   sequence number (never reused)
+ *   bits  2..0   0
  *
+ * The sequence sits in the low bits so that an ID looks like an aligned
+ * pointer that changes with every object: agents that hash jobjectIDs by
+ * dropping the low bits (as they did with heap addresses) still spread them.
  * Keeping the size in the tag is what lets GC_FINISH report live bytes with
  * no per-object table, which would cost a hash insert per allocation.
  */
@@ -24,10 +26,10 @@
 
 #include "seam.h"
 
-#define SEQ_SHIFT 28
-#define CLASS_BIT ((int64_t)1 << 27)
-#define FIELD_SHIFT 3
-#define FIELD_MASK (((int64_t)1 << 24) - 1)
+#define SEQ_SHIFT 3
+#define CLASS_BIT ((int64_t)1 << 39)
+#define FIELD_SHIFT 40
+#define FIELD_MASK (((int64_t)1 << 23) - 1)
 #define SIZE_BIG FIELD_MASK
 
 static _Atomic int64_t seq_last;

@@ -343,7 +343,7 @@ void layer_announce_object_class(JNIEnv *env, const seam_object_info *obj)
     if (id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
         return;
     }
-    size_t slot = ((uintptr_t)id >> 28) % ANNOUNCED_CACHE;
+    size_t slot = ((uintptr_t)id >> 3) % ANNOUNCED_CACHE;
     if (announced_cache[slot] == id) {
         return;
     }
@@ -438,4 +438,8 @@ void layer_reset(void)
     classes_reset();
     threads_reset();
     interface_reset();
+    ids_reset();
+    pthread_mutex_lock(&freed_lock);
+    delivery_stop = false;
+    pthread_mutex_unlock(&freed_lock);
 }

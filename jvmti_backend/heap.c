@@ -104,7 +104,7 @@ static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_obje
     if (out->is_array == JVMPI_NORMAL_OBJECT) {
         out->class_id = seam_id_from_tag(class_tag);
     } else if (out->is_array == JVMPI_CLASS) {
-        size_t slot = ((uint64_t)class_tag >> 28) % ELEMENT_CACHE;
+        size_t slot = ((uint64_t)class_tag >> 3) % ELEMENT_CACHE;
         if (element_cache[slot].array_tag == class_tag) {
             out->class_id = element_cache[slot].element;
         } else {
@@ -249,7 +249,7 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
         if (o->is_array == JVMPI_NORMAL_OBJECT) {
             o->class_id = seam_id_from_tag(ct);
         } else if (o->is_array == JVMPI_CLASS) {
-            size_t slot = ((uint64_t)ct >> 28) % ELEMENT_CACHE;
+            size_t slot = ((uint64_t)ct >> 3) % ELEMENT_CACHE;
             if (element_cache[slot].array_tag == ct) {
                 o->class_id = element_cache[slot].element;
             } else {

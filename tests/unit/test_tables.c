@@ -65,7 +65,7 @@ START_TEST(test_ids_increasing)
 {
     int64_t prev = 0;
     for (int i = 0; i < 1000; i++) {
-        int64_t id = (i % 2) ? ids_next_object(16 + 8 * i) : ids_next_class(i % 12);
+        int64_t id = ids_next_object(24);
         ck_assert_msg(id != 0, "ids_next_* returned 0");
         ck_assert_msg(id > prev, "ids_next_* %lld after %lld", (long long)id, (long long)prev);
         /* ids.c: IDs look like aligned pointers so pointer-hashing agents spread them */
@@ -112,12 +112,22 @@ START_TEST(test_ids_tag_layout)
     ck_assert_int_eq(objects, 4);
     ck_assert_int_eq(bytes, 24 + 16 + ((jlong)300 << 20) + ((jlong)5 << 30));
 
+    /* Pointer-hashing agents drop the low 3 bits and take a modulus: IDs of
+     * same-sized objects must still land in different buckets. */
+    int64_t a = ids_next_object(24), b = ids_next_object(24);
+    ck_assert_int_ne((a >> 3) % 64, (b >> 3) % 64);
+    ck_assert_int_gt(a, 0);
+    ck_assert_int_gt(ids_next_object((jlong)60 << 20), 0); /* tags stay positive */
+    ids_forget(a);
+    ids_forget(b);
+    ids_live(&objects, &bytes);
+    ck_assert_int_eq(objects, 5);
     ids_forget(big);
     ids_forget(plain); /* classes are never counted, so never uncounted */
     ids_forget(small);
     ids_live(&objects, &bytes);
-    ck_assert_int_eq(objects, 2);
-    ck_assert_int_eq(bytes, 16 + ((jlong)5 << 30));
+    ck_assert_int_eq(objects, 3);
+    ck_assert_int_eq(bytes, 16 + ((jlong)5 << 30) + ((jlong)60 << 20));
     ck_assert_int_eq(ids_object_size(big), 0); /* the big entry went with it */
     ids_reset();
 }

@@ -1,0 +1,490 @@
+/*
+ * test_gc.c - OBJECT_ALLOC, OBJECT_FREE, the GC windows, GC control and JNI
+ * reference events on the JVMPI side (jvmpi/gc.c, jvmpi/layer.c), driven
+ * through the fake backend the way jvmti_backend/heap.c drives them.
+ *
+ * The delivery thread is not running here: the tests call gc_deliver_due()
+ * where that thread would, so every window is delivered on a known thread.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "events.h"
+#include "fake_backend.h"
+#include "gc.h"
+#include "interface.h"
+#include "layer.h"
+
+static char env_tokens[8];
+#define ENV(i) ((JNIEnv *)(void *)&env_tokens[(i)])
+#define ENV_MAIN ENV(0)
+#define THREAD_ID(i) seam_id_from_tag(0x200000 + (int64_t)(i) * 8)
+
+static JVMPI_Interface *pi;
+
+typedef struct {
+    jint type;
+    JNIEnv *env_id;
+    pthread_t thread;
+    jobjectID id, class_id;
+    jint arena, is_array, size;
+    jobject ref;
+    jlong used_objects, used_space, total_space;
+} rec;
+
+#define MAX_RECS 256
+static rec recs[MAX_RECS];
+static atomic_int n_recs;
+
+/* what a handler does from inside an event */
+static bool run_gc_in_gc_start;
+
+static void record(JVMPI_Event *ev)
+{
+    int i = atomic_fetch_add(&n_recs, 1);
+    ck_assert_int_lt(i, MAX_RECS);
+    rec *r = &recs[i];
+    memset(r, 0, sizeof *r);
+    r->type = ev->event_type;
+    r->env_id = ev->env_id;
+    r->thread = pthread_self();
+    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        r->id = ev->u.obj_alloc.obj_id;
+        r->class_id = ev->u.obj_alloc.class_id;
+        r->arena = ev->u.obj_alloc.arena_id;
+        r->is_array = ev->u.obj_alloc.is_array;
+        r->size = ev->u.obj_alloc.size;
+        break;
+    case JVMPI_EVENT_OBJECT_FREE:
+        r->id = ev->u.obj_free.obj_id;
+        break;
+    case JVMPI_EVENT_GC_START:
+        if (run_gc_in_gc_start) {
+            run_gc_in_gc_start = false;
+            pi->RunGC();
+        }
+        break;
+    case JVMPI_EVENT_GC_FINISH:
+        r->used_objects = ev->u.gc_info.used_objects;
+        r->used_space = ev->u.gc_info.used_object_space;
+        r->total_space = ev->u.gc_info.total_object_space;
+        break;
+    case JVMPI_EVENT_CLASS_LOAD:
+        r->id = ev->u.class_load.class_id;
+        break;
+    case JVMPI_EVENT_THREAD_START:
+        r->id = ev->u.thread_start.thread_id;
+        break;
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+        r->id = ev->u.jni_globalref_alloc.obj_id;
+        r->ref = ev->u.jni_globalref_alloc.ref_id;
+        break;
+    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
+        r->ref = ev->u.jni_globalref_free.ref_id;
+        break;
+    default:
+        break;
+    }
+}
+
+static int nrec(void) { return atomic_load(&n_recs); }
+
+static void setup(void)
+{
+    unsetenv("JVMPI_LAYER_OPTIONS");
+    layer_reset();
+    fake_reset();
+    ids_reset();
+    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
+    pi = interface_table();
+    pi->NotifyEvent = record;
+    atomic_store(&n_recs, 0);
+    run_gc_in_gc_start = false;
+    fake.heap_capacity = 64L << 20;
+    fake_set_thread_env(ENV_MAIN);
+}
+
+static void teardown(void)
+{
+    layer_reset();
+    ids_reset();
+}
+
+static void go_live(void)
+{
+    fake_thread(ENV_MAIN, THREAD_ID(0), "main");
+    layer_vm_init(ENV_MAIN);
+    atomic_store(&n_recs, 0);
+}
+
+static void enable(jint type) { ck_assert_int_eq(pi->EnableEvent(type, NULL), JVMPI_SUCCESS); }
+
+static void enable_gc_events(void)
+{
+    enable(JVMPI_EVENT_OBJECT_FREE);
+    enable(JVMPI_EVENT_GC_START);
+    enable(JVMPI_EVENT_GC_FINISH);
+}
+
+/* A collection as JVM TI reports it: start and finish inside the pause,
+ * then the frees (since JDK 16, after the pause). */
+static void collection(const int64_t *freed, int n)
+{
+    layer_gc_start();
+    layer_gc_finish();
+    for (int i = 0; i < n; i++) {
+        layer_object_freed(freed[i]);
+    }
+}
+
+static void assert_window(int from, const int64_t *freed, int n)
+{
+    ck_assert_int_eq(nrec(), from + n + 2);
+    ck_assert_int_eq(recs[from].type, JVMPI_EVENT_GC_START);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(recs[from + 1 + i].type, JVMPI_EVENT_OBJECT_FREE);
+        ck_assert_ptr_eq(recs[from + 1 + i].id, seam_id_from_tag(freed[i]));
+    }
+    ck_assert_int_eq(recs[from + n + 1].type, JVMPI_EVENT_GC_FINISH);
+    for (int i = from; i < from + n + 2; i++) {
+        ck_assert(pthread_equal(recs[i].thread, recs[from].thread));
+        ck_assert_ptr_eq(recs[i].env_id, recs[from].env_id);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_window_after_collection)
+{
+    enable_gc_events();
+    go_live();
+    int64_t t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = ids_next_object(24);
+    }
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+    collection(t, 3);
+    ck_assert_int_eq(nrec(), 0); /* nothing inside the collection */
+    ck_assert_int_eq(gc_window_wait_ms(), 0);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, t, 3);
+    ck_assert_int_eq(fake.flush_calls, 1);
+    rec *fin = &recs[4];
+    ck_assert_int_eq(fin->used_objects, 1);
+    ck_assert_int_eq(fin->used_space, 24);
+    ck_assert_int_eq(fin->total_space, 64L << 20);
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+    gc_deliver_due(ENV_MAIN); /* nothing due: nothing sent */
+    ck_assert_int_eq(nrec(), 5);
+}
+END_TEST
+
+static int64_t late_tag;
+static void free_late(void) { layer_object_freed(late_tag); }
+
+/* Frees JVM TI still held when the window opened are flushed into it. */
+START_TEST(test_flushed_frees_join_the_window)
+{
+    enable_gc_events();
+    go_live();
+    int64_t t[2] = {ids_next_object(16), ids_next_object(16)};
+    late_tag = t[1];
+    fake.on_flush = free_late;
+    collection(t, 1);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, t, 2);
+}
+END_TEST
+
+START_TEST(test_class_tags_are_not_objects)
+{
+    enable_gc_events();
+    go_live();
+    int64_t cls = ids_next_class(0);
+    int64_t obj = ids_next_object(32);
+    int64_t both[2] = {cls, obj};
+    collection(both, 2);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, &obj, 1);
+    ck_assert_int_eq(recs[2].used_objects, 0);
+}
+END_TEST
+
+START_TEST(test_free_off_still_counts)
+{
+    enable(JVMPI_EVENT_GC_START);
+    enable(JVMPI_EVENT_GC_FINISH);
+    go_live();
+    int64_t t[2] = {ids_next_object(16), ids_next_object(40)};
+    collection(t, 1);
+    gc_deliver_due(ENV_MAIN);
+    ck_assert_int_eq(nrec(), 2);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_GC_START);
+    ck_assert_int_eq(recs[1].type, JVMPI_EVENT_GC_FINISH);
+    ck_assert_int_eq(recs[1].used_objects, 1);
+    ck_assert_int_eq(recs[1].used_space, 40);
+}
+END_TEST
+
+START_TEST(test_disabled_gc_holds_windows_back)
+{
+    enable_gc_events();
+    go_live();
+    int64_t t[2] = {ids_next_object(16), ids_next_object(16)};
+    pi->DisableGC();
+    pi->DisableGC();
+    collection(t, 2);
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+    gc_deliver_due(ENV_MAIN);
+    pi->RunGC(); /* refused: GC is disabled */
+    ck_assert_int_eq(fake.gc_calls, 0);
+    ck_assert_int_eq(nrec(), 0);
+    pi->EnableGC();
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+    gc_deliver_due(ENV_MAIN);
+    ck_assert_int_eq(nrec(), 0);
+    pi->EnableGC();
+    ck_assert_int_eq(gc_window_wait_ms(), 0);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, t, 2);
+    pi->EnableGC(); /* one too many: an error line, nothing else */
+    ck_assert_int_eq(interface_gc_disabled_depth(), 0);
+}
+END_TEST
+
+static int64_t gc_frees[3];
+static void vm_collects(void) { collection(gc_frees, 3); }
+
+START_TEST(test_run_gc_delivers_before_returning)
+{
+    enable_gc_events();
+    go_live();
+    for (int i = 0; i < 3; i++) {
+        gc_frees[i] = ids_next_object(16);
+    }
+    fake.on_force_gc = vm_collects;
+    pi->RunGC();
+    ck_assert_int_eq(fake.gc_calls, 1);
+    assert_window(0, gc_frees, 3);
+    ck_assert(pthread_equal(recs[0].thread, pthread_self()));
+    ck_assert_ptr_eq(recs[0].env_id, ENV_MAIN);
+    ck_assert_int_eq(gc_window_wait_ms(), -1); /* the delivery thread has nothing left */
+}
+END_TEST
+
+START_TEST(test_run_gc_with_nothing_freed_still_brackets)
+{
+    enable_gc_events();
+    go_live();
+    pi->RunGC();
+    ck_assert_int_eq(fake.gc_calls, 1);
+    assert_window(0, NULL, 0);
+}
+END_TEST
+
+/* An agent calling RunGC from its GC_START handler must not hang; the frees
+ * of that collection come in the next window. */
+START_TEST(test_run_gc_from_a_gc_handler)
+{
+    enable_gc_events();
+    go_live();
+    for (int i = 0; i < 3; i++) {
+        gc_frees[i] = ids_next_object(16);
+    }
+    run_gc_in_gc_start = true;
+    fake.on_force_gc = vm_collects;
+    layer_gc_start();
+    layer_gc_finish();
+    gc_deliver_due(ENV_MAIN);
+    ck_assert_int_eq(fake.gc_calls, 1);
+    assert_window(0, NULL, 0);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(2, gc_frees, 3);
+}
+END_TEST
+
+START_TEST(test_stray_frees_wait_a_while)
+{
+    enable_gc_events();
+    go_live();
+    layer_object_freed(ids_next_object(16));
+    long ms = gc_window_wait_ms();
+    ck_assert_msg(ms > 0 && ms <= 500, "stray frees wait %ld ms", ms);
+}
+END_TEST
+
+/* ---- OBJECT_ALLOC -------------------------------------------------------- */
+
+#define CLASS_A seam_id_from_tag(ids_next_class(0))
+
+START_TEST(test_alloc_event)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    go_live();
+    seam_object_info o = {seam_id_from_tag(ids_next_object(24)), seam_id_from_tag(0x1000), JVMPI_NORMAL_OBJECT, 24};
+    layer_object_alloc(ENV_MAIN, &o);
+    ck_assert_int_eq(nrec(), 1);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_OBJECT_ALLOC);
+    ck_assert_int_eq(recs[0].arena, 1);
+    ck_assert_ptr_eq(recs[0].id, o.id);
+    ck_assert_ptr_eq(recs[0].class_id, o.class_id);
+    ck_assert_int_eq(recs[0].size, 24);
+    ck_assert_ptr_eq(recs[0].env_id, ENV_MAIN);
+    pi->DisableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL);
+    layer_object_alloc(ENV_MAIN, &o);
+    ck_assert_int_eq(nrec(), 1);
+}
+END_TEST
+
+/* CLASS_LOAD of the class an allocation names comes first, once. */
+START_TEST(test_alloc_announces_its_class)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    go_live();
+    jobjectID cls = seam_id_from_tag(ids_next_class(0));
+    layer_class_defined(fake_class(cls, "Marker", 0, 0, 0));
+    enable(JVMPI_EVENT_CLASS_LOAD);
+    atomic_store(&n_recs, 0);
+    for (int i = 0; i < 3; i++) {
+        seam_object_info o = {seam_id_from_tag(ids_next_object(16)), cls, JVMPI_NORMAL_OBJECT, 16};
+        layer_object_alloc(ENV_MAIN, &o);
+    }
+    ck_assert_int_eq(nrec(), 4);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_CLASS_LOAD);
+    ck_assert_ptr_eq(recs[0].id, cls);
+    for (int i = 1; i < 4; i++) {
+        ck_assert_int_eq(recs[i].type, JVMPI_EVENT_OBJECT_ALLOC);
+    }
+}
+END_TEST
+
+START_TEST(test_request_object_alloc)
+{
+    go_live();
+    jobjectID obj = seam_id_from_tag(ids_next_object(48));
+    fake.objects[0] = (seam_object_info){obj, NULL, JVMPI_INT, 48};
+    fake.object_count = 1;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, obj), JVMPI_SUCCESS);
+    ck_assert_int_eq(nrec(), 1);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_OBJECT_ALLOC | JVMPI_REQUESTED_EVENT);
+    ck_assert_ptr_eq(recs[0].id, obj);
+    ck_assert_int_eq(recs[0].is_array, JVMPI_INT);
+    ck_assert_int_eq(recs[0].size, 48);
+    ck_assert(pthread_equal(recs[0].thread, pthread_self()));
+    /* no such object, a class ID, NULL: refused, nothing sent */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, seam_id_from_tag(ids_next_object(8))), JVMPI_FAIL);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, CLASS_A), JVMPI_FAIL);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_FAIL);
+    ck_assert_int_eq(nrec(), 1);
+}
+END_TEST
+
+static jobjectID replay_class;
+static void define_replay_class(JNIEnv *env) { layer_class_defined(fake_class(replay_class, "Old", 0, 0, 0)); }
+
+/* HotSpot 5.0's start-up order: objects, classes, threads, init done. */
+START_TEST(test_startup_replay_order)
+{
+    replay_class = seam_id_from_tag(ids_next_class(0));
+    fake.on_define_loaded = define_replay_class;
+    for (int i = 0; i < 3; i++) {
+        fake.objects[i] = (seam_object_info){seam_id_from_tag(ids_next_object(16)), replay_class, 0, 16};
+    }
+    fake.object_count = 3;
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_CLASS_LOAD);
+    enable(JVMPI_EVENT_THREAD_START);
+    enable(JVMPI_EVENT_JVM_INIT_DONE);
+    fake_thread(ENV_MAIN, THREAD_ID(0), "main");
+    layer_vm_init(ENV_MAIN);
+    ck_assert_int_eq(fake.heap_objects_calls, 1);
+    ck_assert_int_eq(nrec(), 6);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(recs[i].type, JVMPI_EVENT_OBJECT_ALLOC);
+        ck_assert_ptr_eq(recs[i].id, fake.objects[i].id);
+    }
+    ck_assert_int_eq(recs[3].type, JVMPI_EVENT_CLASS_LOAD);
+    ck_assert_int_eq(recs[4].type, JVMPI_EVENT_THREAD_START);
+    ck_assert_int_eq(recs[5].type, JVMPI_EVENT_JVM_INIT_DONE);
+}
+END_TEST
+
+START_TEST(test_no_replay_without_object_alloc)
+{
+    enable(JVMPI_EVENT_CLASS_LOAD);
+    fake.object_count = 1;
+    fake_thread(ENV_MAIN, THREAD_ID(0), "main");
+    layer_vm_init(ENV_MAIN);
+    ck_assert_int_eq(fake.heap_objects_calls, 0);
+}
+END_TEST
+
+/* ---- JNI references --------------------------------------------------------- */
+
+START_TEST(test_jni_ref_events)
+{
+    enable(JVMPI_EVENT_JNI_GLOBALREF_ALLOC);
+    enable(JVMPI_EVENT_JNI_GLOBALREF_FREE);
+    enable(JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC);
+    go_live();
+    /* the fake backend's object IDs are the jobjects themselves */
+    jobject obj = (jobject)(uintptr_t)0x5000, ref = (jobject)(uintptr_t)0x6000, weak = (jobject)(uintptr_t)0x7000;
+    layer_jni_ref(ENV_MAIN, false, ref, obj);
+    layer_jni_ref(ENV_MAIN, true, weak, obj);
+    layer_jni_ref(ENV_MAIN, false, ref, NULL);
+    layer_jni_ref(ENV_MAIN, true, weak, NULL); /* WEAK_FREE is off */
+    ck_assert_int_eq(nrec(), 3);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_JNI_GLOBALREF_ALLOC);
+    ck_assert_ptr_eq(recs[0].id, (jobjectID)obj);
+    ck_assert_ptr_eq(recs[0].ref, ref);
+    ck_assert_int_eq(recs[1].type, JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC);
+    ck_assert_ptr_eq(recs[1].ref, weak);
+    ck_assert_int_eq(recs[2].type, JVMPI_EVENT_JNI_GLOBALREF_FREE);
+    ck_assert_ptr_eq(recs[2].ref, ref);
+    ck_assert_ptr_null(recs[2].id);
+    ck_assert_int_eq(fake.source_on[SEAM_SRC_JNI_REFS], 1);
+}
+END_TEST
+
+static Suite *gc_suite(void)
+{
+    Suite *s = suite_create("gc");
+    TCase *tc = tcase_create("windows");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_window_after_collection);
+    tcase_add_test(tc, test_flushed_frees_join_the_window);
+    tcase_add_test(tc, test_class_tags_are_not_objects);
+    tcase_add_test(tc, test_free_off_still_counts);
+    tcase_add_test(tc, test_disabled_gc_holds_windows_back);
+    tcase_add_test(tc, test_run_gc_delivers_before_returning);
+    tcase_add_test(tc, test_run_gc_with_nothing_freed_still_brackets);
+    tcase_add_test(tc, test_run_gc_from_a_gc_handler);
+    tcase_add_test(tc, test_stray_frees_wait_a_while);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("objects");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_alloc_event);
+    tcase_add_test(tc, test_alloc_announces_its_class);
+    tcase_add_test(tc, test_request_object_alloc);
+    tcase_add_test(tc, test_startup_replay_order);
+    tcase_add_test(tc, test_no_replay_without_object_alloc);
+    tcase_add_test(tc, test_jni_ref_events);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(gc_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
