@@ -16,6 +16,7 @@
 #include "options.h"
 #include "rawmon.h"
 #include "threads.h"
+#include "tls.h"
 
 static _Atomic int phase = LAYER_ONLOAD;
 
@@ -331,27 +332,26 @@ void layer_delivery_main(JNIEnv *env)
 
 /* ---- objects and GC -------------------------------------------------------- */
 
-/* Classes whose CLASS_LOAD this thread knows was delivered: IDs are never
- * reused, so an entry never goes stale, and the allocation path stays off
- * the class table's lock. */
-#define ANNOUNCED_CACHE 256
-static __thread jobjectID announced_cache[ANNOUNCED_CACHE];
-
+/* The per-thread cache of announced classes keeps the allocation path off
+ * the class table's lock: IDs are never reused, so an entry never goes stale. */
 void layer_announce_object_class(JNIEnv *env, const seam_object_info *obj)
 {
     jobjectID id = obj->class_id;
     if (id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
         return;
     }
-    size_t slot = ((uintptr_t)id >> 3) % ANNOUNCED_CACHE;
-    if (announced_cache[slot] == id) {
+    tls_caches *tc = tls_caches_get();
+    unsigned slot = tls_slot(seam_tag_from_id(id), TLS_ANNOUNCED_SLOTS);
+    if (tc != NULL && tc->announced[slot] == id) {
         return;
     }
     class_rec *c = classes_acquire(id);
     if (c != NULL) {
         dispatch_announce_class(env, c);
         classes_release(c);
-        announced_cache[slot] = id;
+        if (tc != NULL) {
+            tc->announced[slot] = id;
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 #include "threads.h"
+#include "tls.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static unsigned long next_seq;
 
 /* The calling thread's own record: valid from threads_add to threads_end, and
  * only the thread itself can end it, so no reference is needed to read it. */
-static __thread thread_entry *self;
+static TLS_FAST thread_entry *self;
 
 static void entry_free(thread_entry *e)
 {

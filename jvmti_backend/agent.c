@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "tls.h"
 
 /* ---- the callback guard -------------------------------------------------- */
 
@@ -16,7 +17,7 @@ static _Atomic int callbacks_active;
 static _Atomic bool vm_dead;
 /* Callbacks the calling thread is inside: VM death can come from within one
  * (ProfilerExit in a handler halts the VM), and that one never returns. */
-static __thread int own_callbacks;
+static TLS_FAST int own_callbacks;
 
 bool bk_callback_enter(void)
 {

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "backend.h"
+#include "tls.h"
 
 /* Set while the layer allocates on a thread for its own reasons. */
-static __thread bool alloc_quiet;
+static TLS_FAST bool alloc_quiet;
 
 static jfieldID component_type_field; /* java.lang.Class.componentType */
 static jclass runtime_class;          /* global ref */
@@ -79,13 +80,24 @@ jobjectID bk_element_class_id(JNIEnv *env, jclass array_class)
     return id;
 }
 
-/* Element classes of arrays of references seen by this thread, keyed by the
- * array class's tag: tags are never reused, so entries never go stale. */
-#define ELEMENT_CACHE 64
-static __thread struct {
-    jlong array_tag;
-    jobjectID element;
-} element_cache[ELEMENT_CACHE];
+/* Element classes of arrays of references are cached per thread, keyed by
+ * the array class's tag: tags are never reused, so entries never go stale. */
+static jobjectID cached_element(jlong array_tag)
+{
+    tls_caches *tc = tls_caches_get();
+    unsigned slot = tls_slot(array_tag, TLS_ELEMENT_SLOTS);
+    return tc != NULL && tc->element[slot].array_tag == array_tag ? tc->element[slot].element : NULL;
+}
+
+static void cache_element(jlong array_tag, jobjectID element)
+{
+    tls_caches *tc = tls_caches_get();
+    if (tc != NULL && element != NULL) {
+        unsigned slot = tls_slot(array_tag, TLS_ELEMENT_SLOTS);
+        tc->element[slot].array_tag = array_tag;
+        tc->element[slot].element = element;
+    }
+}
 
 /* class_id and is_array of an object of class klass (class_tag its tag, 0
  * when not known yet).  False when the class cannot have an ID. */
@@ -104,15 +116,10 @@ static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_obje
     if (out->is_array == JVMPI_NORMAL_OBJECT) {
         out->class_id = seam_id_from_tag(class_tag);
     } else if (out->is_array == JVMPI_CLASS) {
-        size_t slot = ((uint64_t)class_tag >> 3) % ELEMENT_CACHE;
-        if (element_cache[slot].array_tag == class_tag) {
-            out->class_id = element_cache[slot].element;
-        } else {
+        out->class_id = cached_element(class_tag);
+        if (out->class_id == NULL) {
             out->class_id = bk_element_class_id(env, klass);
-            if (out->class_id != NULL) {
-                element_cache[slot].array_tag = class_tag;
-                element_cache[slot].element = out->class_id;
-            }
+            cache_element(class_tag, out->class_id);
         }
     } else {
         out->class_id = NULL; /* primitive arrays: the type says it all */
@@ -249,15 +256,12 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
         if (o->is_array == JVMPI_NORMAL_OBJECT) {
             o->class_id = seam_id_from_tag(ct);
         } else if (o->is_array == JVMPI_CLASS) {
-            size_t slot = ((uint64_t)ct >> 3) % ELEMENT_CACHE;
-            if (element_cache[slot].array_tag == ct) {
-                o->class_id = element_cache[slot].element;
-            } else {
+            o->class_id = cached_element(ct);
+            if (o->class_id == NULL) {
                 jclass klass = class_of_tag(ct);
                 o->class_id = klass != NULL ? bk_element_class_id(env, klass) : NULL;
                 if (o->class_id != NULL) {
-                    element_cache[slot].array_tag = ct;
-                    element_cache[slot].element = o->class_id;
+                    cache_element(ct, o->class_id);
                 } else if (log_level >= LOG_LEVEL_DEBUG) {
                     /* Loaded, not yet linked: it cannot have a CLASS_LOAD yet. */
                     char *sig = NULL;

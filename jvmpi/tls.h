@@ -1,0 +1,39 @@
+/*
+ * tls - the layer's thread-locals.
+ *
+ * libjvmpi.so is dlopen'ed by the VM, so a plain __thread variable costs a
+ * __tls_get_addr call on every access, several times per allocation.  Small
+ * variables use the initial-exec model instead, which glibc serves from the
+ * static TLS it keeps spare for dlopen'ed libraries; that space is small, so
+ * the per-thread caches live on the heap, reached through one such pointer.
+ */
+#ifndef JVMPI_TLS_H_
+#define JVMPI_TLS_H_
+
+#include <stdint.h>
+
+#include "jvmpi.h"
+
+#define TLS_FAST __thread __attribute__((tls_model("initial-exec")))
+
+#define TLS_ANNOUNCED_SLOTS 256
+#define TLS_ELEMENT_SLOTS 64
+
+typedef struct tls_caches {
+    /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/layer.c) */
+    jobjectID announced[TLS_ANNOUNCED_SLOTS];
+    /* element class of an array class, by the array class's tag (jvmti_backend/heap.c) */
+    struct {
+        int64_t array_tag;
+        jobjectID element;
+    } element[TLS_ELEMENT_SLOTS];
+} tls_caches;
+
+/* The calling thread's caches, made zeroed on first use and freed when the
+ * thread exits; NULL when out of memory. */
+tls_caches *tls_caches_get(void);
+
+/* Slot of an ID in a cache of n slots: IDs differ in the bits above the low 3. */
+static inline unsigned tls_slot(int64_t id, unsigned n) { return (unsigned)(((uint64_t)id >> 3) % n); }
+
+#endif
