@@ -112,3 +112,64 @@ void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject re
     }
     events_deliver(env, &ev);
 }
+
+void dispatch_monitor(JNIEnv *env, jint event_type, jobjectID object)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    ev.u.monitor.object = object;
+    events_deliver(env, &ev);
+}
+
+void dispatch_monitor_exit_as(JNIEnv *env_id, jobjectID object)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_MONITOR_CONTENDED_EXIT;
+    ev.u.monitor.object = object;
+    events_deliver_as(env_id, &ev);
+}
+
+void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong timeout)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    ev.u.monitor_wait.object = object;
+    ev.u.monitor_wait.timeout = timeout;
+    events_deliver(env, &ev);
+}
+
+void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = event_type;
+    ev.u.method.method_id = method;
+    events_deliver(env, &ev);
+}
+
+void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_METHOD_ENTRY2;
+    ev.u.method_entry2.method_id = method;
+    ev.u.method_entry2.obj_id = receiver;
+    events_deliver(env, &ev);
+}
+
+void dispatch_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,
+                                   jint num_lines, const JVMPI_Lineno *lines)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_COMPILED_METHOD_LOAD;
+    ev.u.compiled_method_load.method_id = method;
+    ev.u.compiled_method_load.code_addr = (void *)code_addr;
+    ev.u.compiled_method_load.code_size = code_size;
+    ev.u.compiled_method_load.lineno_table_size = num_lines;
+    ev.u.compiled_method_load.lineno_table = (JVMPI_Lineno *)lines;
+    events_deliver(env, &ev);
+}

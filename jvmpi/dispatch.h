@@ -19,6 +19,17 @@ void dispatch_plain(JNIEnv *env, jint event_type);
 void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
 void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref);
 void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);
+/* METHOD_ENTRY, METHOD_EXIT, COMPILED_METHOD_UNLOAD: just the method. */
+void dispatch_method(JNIEnv *env, jint event_type, jmethodID method);
+void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver);
+void dispatch_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,
+                                   jint num_lines, const JVMPI_Lineno *lines);
+/* MONITOR_CONTENDED_ENTER / ENTERED in the calling thread; EXIT on behalf
+ * of the thread the agent knows as env_id. */
+void dispatch_monitor(JNIEnv *env, jint event_type, jobjectID object);
+void dispatch_monitor_exit_as(JNIEnv *env_id, jobjectID object);
+/* MONITOR_WAIT / WAITED; object NULL for Thread.sleep. */
+void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong timeout);
 
 /* Sends the class's CLASS_LOAD unless it was sent already (or is off). */
 void dispatch_announce_class(JNIEnv *env, class_rec *c);

@@ -40,6 +40,10 @@ void events_set_interface(JVMPI_Interface *iface);
  * event_type; env_id is set here to the calling thread's JNIEnv * (or the
  * handle the agent knows the thread by). */
 void events_deliver(JNIEnv *env, JVMPI_Event *ev);
+/* The same, for an event that names another thread than the calling one
+ * (MONITOR_CONTENDED_EXIT, emulated): env_id is the JNIEnv * the agent
+ * knows that thread by. */
+void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev);
 
 /* Stops all delivery (VM death, ProfilerExit). */
 void events_shutdown(void);

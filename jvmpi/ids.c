@@ -7,7 +7,8 @@
  *
  *   bit  63      0 (tags stay positive)
  *   bits 62..40  object: size / 8, or SIZE_BIG for objects of 64 MB and up
- *                class:  element type of an array class, 0 for other classes
+ *                class:  element type of an array class, 0 for other classes;
+ *                        bit 62 set: a class not linked yet (see ids_next_pending_class)
  *   bit  39      1: a class (never counted as a live object)
  *   bits 38..3   sequence number (never reused)
  *   bits  2..0   0
@@ -50,8 +51,30 @@ static int64_t next_seq(void)
     return atomic_fetch_add_explicit(&seq_last, 1, memory_order_relaxed) + 1;
 }
 
+static int64_t make_object_tag(jlong *size);
+
 int64_t ids_next_object(jlong size)
 {
+    int64_t tag = make_object_tag(&size);
+    atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live_bytes, size, memory_order_relaxed);
+    return tag;
+}
+
+int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size); }
+
+void ids_count(int64_t tag)
+{
+    if (tag != 0 && !ids_is_class(tag)) {
+        atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&live_bytes, ids_object_size(tag), memory_order_relaxed);
+    }
+}
+
+/* *size is rounded to what the tag records. */
+static int64_t make_object_tag(jlong *sizep)
+{
+    jlong size = *sizep;
     if (size < 0) {
         size = 0;
     }
@@ -71,10 +94,17 @@ int64_t ids_next_object(jlong size)
         tag |= field << FIELD_SHIFT;
         size = field * 8; /* what ids_forget will take off again */
     }
-    atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&live_bytes, size, memory_order_relaxed);
+    *sizep = size;
     return tag;
 }
+
+/* A class loaded but not linked yet, tagged only so that a heap walk can
+ * tell its objects apart; never an ID any event carries. */
+#define PENDING_BIT ((int64_t)1 << 62)
+
+int64_t ids_next_pending_class(void) { return ids_next_class(0) | PENDING_BIT; }
+
+bool ids_is_pending_class(int64_t tag) { return (tag & (CLASS_BIT | PENDING_BIT)) == (CLASS_BIT | PENDING_BIT); }
 
 int64_t ids_next_class(jint array_type)
 {
@@ -85,7 +115,8 @@ bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
 
 jint ids_array_type(int64_t class_tag)
 {
-    return ids_is_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & FIELD_MASK) : 0;
+    return ids_is_class(class_tag) && !ids_is_pending_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & 0xffff)
+                                                                       : 0;
 }
 
 /* When remove is set, the entry of a big object is dropped as it is read. */

@@ -9,8 +9,11 @@
 #include "dispatch.h"
 #include "events.h"
 #include "gc.h"
+#include "heapdump.h"
 #include "layer.h"
 #include "log.h"
+#include "methods.h"
+#include "monitordump.h"
 #include "rawmon.h"
 #include "seam.h"
 #include "threads.h"
@@ -53,11 +56,16 @@ static thread_rec *thread_arg(const char *fn, JNIEnv *env)
 
 static jint JNICALL enable_event(jint event_type, void *arg)
 {
+    bool was_on = events_enabled(event_type);
     jint rc = events_enable(event_type);
     if (rc == JVMPI_SUCCESS &&
         (event_type == JVMPI_EVENT_CLASS_LOAD || event_type == JVMPI_EVENT_CLASS_UNLOAD)) {
         /* Classes loaded before now need IDs (tags) for unloads to be seen. */
         layer_define_loaded_classes(seam_current_env());
+    }
+    if (rc == JVMPI_SUCCESS && !was_on && event_type == JVMPI_EVENT_COMPILED_METHOD_LOAD) {
+        /* Methods compiled before now are reported now, as JVM TI replays them. */
+        methods_after_enable_compiled();
     }
     return rc;
 }
@@ -124,11 +132,12 @@ static jint JNICALL request_event(jint event_type, void *arg)
         return request_thread_start((jobjectID)arg);
     case JVMPI_EVENT_OBJECT_ALLOC:
         return request_object_alloc((jobjectID)arg);
-    case JVMPI_EVENT_HEAP_DUMP:
     case JVMPI_EVENT_MONITOR_DUMP:
+        return require_live("RequestEvent(MONITOR_DUMP)") ? monitordump_request(seam_current_env()) : JVMPI_FAIL;
+    case JVMPI_EVENT_HEAP_DUMP:
+        return heapdump_request_heap(arg);
     case JVMPI_EVENT_OBJECT_DUMP:
-        LOG_WARN("RequestEvent(%s): not carried by the layer yet", events_name(event_type));
-        return JVMPI_NOT_AVAILABLE;
+        return heapdump_request_object((jobjectID)arg);
     default:
         LOG_WARN("RequestEvent(%d): only CLASS_LOAD, THREAD_START, OBJECT_ALLOC and the dumps can be requested",
                  (int)event_type);

@@ -13,8 +13,10 @@
 #include "interface.h"
 #include "loader.h"
 #include "log.h"
+#include "monitors.h"
 #include "options.h"
 #include "rawmon.h"
+#include "reset.h"
 #include "threads.h"
 #include "tls.h"
 
@@ -61,6 +63,7 @@ jint layer_onload(JavaVM *vm, const char *text)
     }
     events_set_interface(interface_table());
     gc_set_waker(wake_delivery);
+    reset_set_waker(wake_delivery);
     rawmon_set_event_sink(dispatch_raw_monitor);
     rawmon_set_env_source(seam_current_env);
 
@@ -270,7 +273,7 @@ static void wake_delivery(void)
 static void wait_for_work(void)
 {
     for (;;) {
-        if (freed_head != NULL || delivery_stop) {
+        if (freed_head != NULL || delivery_stop || reset_due()) {
             return;
         }
         long ms = gc_window_wait_ms();
@@ -311,6 +314,7 @@ void layer_delivery_main(JNIEnv *env)
         }
         if (!stop) {
             gc_deliver_due(env);
+            reset_deliver_due(env);
         }
         while (batch != NULL) {
             freed_class *f = batch;
@@ -438,6 +442,7 @@ void layer_reset(void)
     classes_reset();
     threads_reset();
     interface_reset();
+    monitors_reset();
     ids_reset();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = false;

@@ -30,10 +30,16 @@ static inline int64_t seam_tag_from_id(jobjectID id) { return (int64_t)(uintptr_
 
 /* Tag for a new object of size bytes; counts it as live. */
 int64_t ids_next_object(jlong size);
+/* Same, not counted until ids_count (an object not announced yet). */
+int64_t ids_next_object_uncounted(jlong size);
+void ids_count(int64_t tag);
 /* Tag for a new class; array_type is the JVMPI type of its elements for an
  * array class (JVMPI_CLASS for arrays of references), 0 otherwise. */
 int64_t ids_next_class(jint array_type);
 bool ids_is_class(int64_t tag);
+/* A placeholder tag for a class that is loaded but not linked (no ID yet). */
+int64_t ids_next_pending_class(void);
+bool ids_is_pending_class(int64_t tag);
 /* JVMPI_NORMAL_OBJECT (0) for plain classes, else the element type. */
 jint ids_array_type(int64_t class_tag);
 /* Size recorded in an object's tag; 0 for class tags. */
@@ -88,6 +94,15 @@ typedef enum seam_source {
     SEAM_SRC_OBJECT_ALLOC,    /* OBJECT_ALLOC: SampledObjectAlloc at interval 0 */
     SEAM_SRC_GC,              /* GC_START, GC_FINISH, OBJECT_FREE: GC start/finish */
     SEAM_SRC_JNI_REFS,        /* JNI_(WEAK_)GLOBALREF_*: the JNI function table */
+    SEAM_SRC_MONITOR_CONTENDED, /* MONITOR_CONTENDED_*: MonitorContendedEnter/Entered */
+    SEAM_SRC_MONITOR_WAIT,    /* MONITOR_WAIT/WAITED (and CONTENDED_EXIT): MonitorWait/Waited */
+    SEAM_SRC_METHOD_ENTRY,    /* METHOD_ENTRY, METHOD_ENTRY2: MethodEntry */
+    SEAM_SRC_METHOD_RECEIVER, /* METHOD_ENTRY2: MethodEntry also finds the receiver */
+    SEAM_SRC_METHOD_EXIT,     /* METHOD_EXIT: MethodExit */
+    SEAM_SRC_COMPILED_LOAD,   /* COMPILED_METHOD_LOAD: CompiledMethodLoad */
+    SEAM_SRC_COMPILED_UNLOAD, /* COMPILED_METHOD_UNLOAD: CompiledMethodUnload */
+    SEAM_SRC_SINGLE_STEP,     /* INSTRUCTION_START: SingleStep */
+    SEAM_SRC_DATA_RESET,      /* DATA_RESET_REQUEST: the reset signal (SIGUSR1) */
     SEAM_SRC_COUNT
 } seam_source;
 
@@ -214,6 +229,7 @@ typedef struct seam_heap_class {
     jobjectID loader, signers, domain;   /* NULL when none */
     jobjectID name;             /* the VM's cached class-name String, when the dump has it */
     jint instance_size;         /* bytes; 0 for interfaces and array classes */
+    jobjectID element;          /* arrays of references: the element class */
     jint num_interfaces;        /* direct interfaces, as CLASS_LOAD counts them */
     jobjectID *interfaces;
     jint num_constants;
@@ -248,7 +264,7 @@ typedef struct seam_heap_root {
     jobjectID thread;      /* JNI_LOCAL, JAVA_FRAME, THREAD_BLOCK: the thread's ID; NULL if it has none */
     jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none */
     jmethodID method;      /* that frame's method */
-    jobject ref;           /* JNI_GLOBAL: the global reference; NULL, JVM TI does not tell it */
+    jobject ref;           /* JNI_GLOBAL: the global reference; NULL when not known (made before VM init) */
 } seam_heap_root;
 
 typedef struct seam_heap_snapshot {
@@ -257,19 +273,116 @@ typedef struct seam_heap_snapshot {
     int num_objects;
     seam_heap_object *objects;   /* in the order the walk met them */
     int num_classes;
-    seam_heap_class *classes;    /* sorted by id: every class in objects, and every
-                                  * class an instance in objects needs for its layout
-                                  * (its class and all their superclasses) */
+    seam_heap_class *classes;    /* sorted by id: every class in objects, every
+                                  * object's class, and all their superclasses */
     void *priv;                  /* the backend's, for seam_heap_snapshot_free */
 } seam_heap_snapshot;
 
+/* How much of the heap a snapshot holds. */
+typedef enum {
+    SEAM_HEAP_IDS,      /* objects (id, kind, class, length) only: no values, no roots, no classes */
+    SEAM_HEAP_REFS,     /* all but primitive values: no primitive fields, no array contents */
+    SEAM_HEAP_VALUES    /* everything */
+} seam_heap_detail;
+
 /* only == NULL (HEAP_DUMP): every object reachable from the GC roots, and the
  * roots.  Otherwise (OBJECT_DUMP) that one object, no roots.  Objects met
- * without an ID get one.  Call with every loaded class defined
+ * without an ID get one.  Classes without one get theirs first
  * (seam_define_loaded_classes).  False when only is no live object's ID (no
  * message: the caller names its call) or the walk failed (one error line). */
-bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_snapshot *out);
+bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out);
 void seam_heap_snapshot_free(seam_heap_snapshot *snap);
+
+/* ---- Java monitors (MONITOR_* events, MONITOR_DUMP): see jvmpi/monitors.c,
+ * jvmpi/monitordump.c ------------------------------------------------------ */
+
+/* ID of the thread owning object's monitor now; NULL when nobody owns it or
+ * the owner has no ID.  May stop the world briefly (GetObjectMonitorUsage). */
+jobjectID seam_monitor_owner(JNIEnv *env, jobject object);
+
+/* One Java monitor in use.  Threads are named by their thread IDs. */
+typedef struct seam_monitor_info {
+    jobjectID object;
+    jobjectID owner;        /* NULL when unowned */
+    jint entry_count;       /* 0 when unowned */
+    jint n_entering;        /* blocked entering, or re-entering after a notify */
+    jobjectID *entering;
+    jint n_waiting;         /* in Object.wait, not yet notified */
+    jobjectID *waiting;
+} seam_monitor_info;
+
+/* One live thread: its call trace (callee first, as GetCallTrace) and its
+ * JVMPI status as GetThreadStatus reports it (raw monitors aside). */
+typedef struct seam_monitor_thread {
+    jobjectID id;
+    jint status;
+    jint num_frames;
+    JVMPI_CallFrame *frames;
+} seam_monitor_thread;
+
+typedef struct seam_monitor_snapshot {
+    int num_monitors;
+    seam_monitor_info *monitors;   /* each object once */
+    int num_threads;
+    seam_monitor_thread *threads;
+    void *priv;
+} seam_monitor_snapshot;
+
+/* Every Java monitor some live thread owns, enters or waits on (as far as
+ * JVM TI can find them), and every live thread, read in one pass while
+ * the threads run.  False on failure (one error line). */
+bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out);
+void seam_monitor_snapshot_free(seam_monitor_snapshot *snap);
+
+/* From MonitorContendedEnter / Entered, in the entering thread; object is a
+ * local reference valid during the call, obj_id its ID. */
+void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id);
+void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id);
+/* From MonitorWait / Waited (obj_id the object's ID) and around the VM's
+ * native sleep (obj_id NULL), in the waiting thread.  timeout_ms as asked
+ * (0 = forever); timed_out as JVM TI says (always false for sleeps). */
+void layer_monitor_wait(JNIEnv *env, jobjectID obj_id, jlong timeout_ms);
+void layer_monitor_waited(JNIEnv *env, jobjectID obj_id, bool timed_out);
+/* Whether the sleep wrapper should call the two above at all (cheap). */
+bool layer_sleep_events_wanted(void);
+
+/* ---- methods, compiled code, instructions (METHOD_*, COMPILED_METHOD_*,
+ * INSTRUCTION_START, DATA_RESET_REQUEST): see jvmpi/methods.c, jvmpi/instr.c,
+ * jvmpi/reset.c ------------------------------------------------------------ */
+
+/* COMPILED_METHOD_LOAD for every method compiled now, through
+ * layer_compiled_method_load, in the calling thread, before returning.
+ * Before the live phase it is done right after VM init instead. */
+void seam_compiled_methods_replay(void);
+
+/* The method's bytecodes (malloc'd copy, *len set); NULL for native and
+ * abstract methods, or on failure. */
+unsigned char *seam_method_bytecodes(jmethodID method, jint *len);
+
+/* In the entering/leaving thread.  receiver is the receiver's ID while
+ * SEAM_SRC_METHOD_RECEIVER is on, NULL otherwise and for static methods.
+ * Exits are reported also when the method leaves by an exception.  Whatever
+ * produces these (JVM TI's MethodEntry/Exit now, injected bytecode later)
+ * calls just these two. */
+void layer_method_entry(JNIEnv *env, jmethodID method, jobjectID receiver);
+void layer_method_exit(JNIEnv *env, jmethodID method);
+
+/* On whatever thread JVM TI posts them (env NULL when it is none).  lines
+ * is sorted by offset (code offset from code_addr -> source line) and
+ * belongs to the caller. */
+void layer_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,
+                                jint num_lines, const JVMPI_Lineno *lines);
+void layer_compiled_method_unload(JNIEnv *env, jmethodID method);
+
+/* Before the bytecode at offset runs, in the executing thread. */
+void layer_single_step(JNIEnv *env, jmethodID method, jint offset);
+/* SEAM_SRC_SINGLE_STEP went on or off: a branch waiting for its outcome from
+ * before is stale. */
+void layer_single_step_switched(bool on);
+
+/* The reset trigger fired: called from a thread outside the VM, so the
+ * JVMPI side hands the event to its delivery thread. */
+void layer_data_reset_request(void);
 
 /* ---- what the backend calls on the JVMPI side -------------------------- */
 

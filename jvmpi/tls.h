@@ -12,12 +12,13 @@
 
 #include <stdint.h>
 
-#include "jvmpi.h"
+#include "seam.h"
 
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec")))
 
 #define TLS_ANNOUNCED_SLOTS 256
 #define TLS_ELEMENT_SLOTS 64
+#define TLS_RECENT_OBJECTS 16
 
 typedef struct tls_caches {
     /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/layer.c) */
@@ -27,6 +28,14 @@ typedef struct tls_caches {
         int64_t array_tag;
         jobjectID element;
     } element[TLS_ELEMENT_SLOTS];
+    /* this thread's last OBJECT_ALLOCs, with the collection count then
+     * (jvmti_backend/heap.c): RequestEvent(OBJECT_ALLOC) for one of them,
+     * typically from the handler of its own OBJECT_ALLOC, needs no search */
+    struct {
+        seam_object_info info;
+        unsigned long gc_epoch;
+    } recent[TLS_RECENT_OBJECTS];
+    unsigned recent_next;
 } tls_caches;
 
 /* The calling thread's caches, made zeroed on first use and freed when the

@@ -3,6 +3,7 @@
  * GetEnv answers JVMPI versions, the callback guard, and the switches for
  * the JVM TI events the JVMPI side asks for.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -95,12 +96,15 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
     bk_heap_vm_init(env, thread);
+    bk_jni_refs_vm_init();
     apply_pending_sources();
     /* The main thread has had no ThreadStart yet, and the VM's own threads
      * started before the start phase never get one. */
     bk_thread_started(env, thread);
     bk_threads_started_unseen(env);
+    bk_monitors_vm_init(env);
     layer_vm_init(env);
+    bk_methods_vm_init();
     END_CALLBACK();
 }
 
@@ -144,11 +148,33 @@ static bool pending_on[SEAM_SRC_COUNT];
 
 static bool source_set_now(seam_source source, bool on);
 
+/* ClassPrepare serves CLASS_LOAD/CLASS_UNLOAD and also the objects the
+ * start-up replay held back for classes not linked yet (heap.c). */
+static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool layer_wants_prepare, prepare_on;
+
+static bool prepare_apply(void)
+{
+    bool ok = true;
+    pthread_mutex_lock(&prepare_lock);
+    bool want = layer_wants_prepare || bk_heap_has_pending();
+    if (want != prepare_on) {
+        ok = set_mode(bk.jvmti, JVMTI_EVENT_CLASS_PREPARE, want);
+        if (ok) {
+            prepare_on = want;
+        }
+    }
+    pthread_mutex_unlock(&prepare_lock);
+    return ok;
+}
+
+void bk_class_prepare_wanted(void) { prepare_apply(); }
+
 bool seam_source_set(seam_source source, bool on)
 {
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     JVMTI_CALL(bk.jvmti, GetPhase, &phase);
-    /* The JNI function table can only be replaced from the start phase on. */
+    /* The JNI function table is replaced at VM init; reporting waits for it. */
     if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL ||
         (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE)) {
         pending_set[source] = true;
@@ -175,7 +201,8 @@ static bool source_set_now(seam_source source, bool on)
 {
     switch (source) {
     case SEAM_SRC_CLASS_PREPARE:
-        return set_mode(bk.jvmti, JVMTI_EVENT_CLASS_PREPARE, on);
+        layer_wants_prepare = on;
+        return prepare_apply();
     case SEAM_SRC_CLASS_FILE_HOOK:
         return set_mode(bk.jvmti, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, on);
     case SEAM_SRC_CLASS_FREE:
@@ -183,18 +210,24 @@ static bool source_set_now(seam_source source, bool on)
     case SEAM_SRC_DATA_DUMP:
         return set_mode(bk.jvmti, JVMTI_EVENT_DATA_DUMP_REQUEST, on);
     case SEAM_SRC_OBJECT_ALLOC:
-        return set_mode(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on);
+        return bk_heap_alloc_switch(on);
     case SEAM_SRC_GC:
-        if (!set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, on)) {
-            return false;
-        }
-        if (!set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, on)) {
-            set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, !on);
-            return false;
-        }
+        bk_heap_gc_switch(on);
         return true;
     case SEAM_SRC_JNI_REFS:
         return bk_jni_refs_switch(on);
+    case SEAM_SRC_MONITOR_CONTENDED:
+    case SEAM_SRC_MONITOR_WAIT:
+        return bk_monitor_source_set(source, on);
+    case SEAM_SRC_METHOD_ENTRY:
+    case SEAM_SRC_METHOD_RECEIVER:
+    case SEAM_SRC_METHOD_EXIT:
+    case SEAM_SRC_COMPILED_LOAD:
+    case SEAM_SRC_COMPILED_UNLOAD:
+    case SEAM_SRC_SINGLE_STEP:
+        return bk_methods_source_set(source, on);
+    case SEAM_SRC_DATA_RESET:
+        return bk_reset_signal_switch(on);
     case SEAM_SRC_COUNT:
         break;
     }
@@ -264,6 +297,11 @@ static bool create_envs(JavaVM *vm)
     caps.can_generate_sampled_object_alloc_events = 1;
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
+    /* MONITOR_DUMP finds monitors through their owners and blocked threads;
+     * both capabilities exist only in the OnLoad phase. */
+    caps.can_get_owned_monitor_info = 1;
+    caps.can_get_current_contended_monitor = 1;
+    bk_methods_onload_caps(&caps);
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -287,6 +325,16 @@ static bool create_envs(JavaVM *vm)
     cb.ObjectFree = bk_on_object_free;
     cb.GarbageCollectionStart = bk_on_gc_start;
     cb.GarbageCollectionFinish = bk_on_gc_finish;
+    cb.MonitorContendedEnter = bk_on_monitor_contended_enter;
+    cb.MonitorContendedEntered = bk_on_monitor_contended_entered;
+    cb.MonitorWait = bk_on_monitor_wait;
+    cb.MonitorWaited = bk_on_monitor_waited;
+    cb.NativeMethodBind = bk_on_native_bind;
+    cb.MethodEntry = bk_on_method_entry;
+    cb.MethodExit = bk_on_method_exit;
+    cb.SingleStep = bk_on_single_step;
+    cb.CompiledMethodLoad = bk_on_compiled_method_load;
+    cb.CompiledMethodUnload = bk_on_compiled_method_unload;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventCallbacks, &cb, (jint)sizeof cb))) {
         return false;
     }
@@ -298,10 +346,15 @@ static bool create_envs(JavaVM *vm)
     /* Thread tracking is always on: JVMPI names threads by JNIEnv *, which
      * only a thread's own events reveal.  Threads start rarely.  ObjectFree
      * on object tags is always on too: it keeps the live count GC_FINISH
-     * reports, and costs nothing for objects that have no ID. */
+     * reports, and costs nothing for objects that have no ID.  So are the
+     * collection events (one call per collection): they tell which objects
+     * may have died (heap.c). */
     return set_mode(bk.jvmti, JVMTI_EVENT_VM_INIT, true) && set_mode(bk.jvmti, JVMTI_EVENT_VM_DEATH, true) &&
            set_mode(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && set_mode(bk.jvmti, JVMTI_EVENT_THREAD_END, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_OBJECT_FREE, true) && bk_heap_onload();
+           set_mode(bk.jvmti, JVMTI_EVENT_OBJECT_FREE, true) &&
+           set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, true) &&
+           set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, true) && bk_heap_onload() &&
+           bk_monitors_onload(vm);
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

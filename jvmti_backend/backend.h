@@ -50,6 +50,20 @@ void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
 /* heap.c */
 bool bk_heap_onload(void);
 void bk_heap_vm_init(JNIEnv *env, jthread thread);
+/* Objects of not-yet-linked classes held back by the start-up replay:
+ * released (their OBJECT_ALLOCs sent) when the class gets its ID; a freed
+ * one is dropped (true returned). */
+void bk_heap_class_linked(JNIEnv *env, jlong placeholder, jobjectID class_id);
+bool bk_heap_pending_freed(jlong tag);
+bool bk_heap_has_pending(void);
+/* agent.c: ClassPrepare stays on while the layer or held-back objects need it. */
+void bk_class_prepare_wanted(void);
+/* Whether collections are passed to the JVMPI side (SEAM_SRC_GC). */
+void bk_heap_gc_switch(bool on);
+/* Switches SampledObjectAlloc (OBJECT_ALLOC's source). */
+bool bk_heap_alloc_switch(bool on);
+/* While set, the calling thread's allocations are not reported (the layer's own). */
+void bk_alloc_quiet(bool quiet);
 /* Local ref to an array class's element class; NULL when not an array class. */
 jclass bk_array_element_class(JNIEnv *env, jclass array_class);
 /* ID of an array class's element class, defining it if needed. */
@@ -60,12 +74,53 @@ void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag);
 void JNICALL bk_on_gc_start(jvmtiEnv *jvmti);
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
 
+/* methods.c (METHOD_*, COMPILED_METHOD_*, INSTRUCTION_START) */
+/* Adds the OnLoad-only capabilities method and instruction events need. */
+void bk_methods_onload_caps(jvmtiCapabilities *caps);
+bool bk_methods_source_set(seam_source source, bool on);
+/* After layer_vm_init: the compiled-method replay asked for before it. */
+void bk_methods_vm_init(void);
+void JNICALL bk_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method);
+void JNICALL bk_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                               jboolean by_exception, jvalue value);
+void JNICALL bk_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);
+void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+                                        jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+
+/* resetsig.c (DATA_RESET_REQUEST) */
+bool bk_reset_signal_switch(bool on);
+
+/* monitors.c (MONITOR_* events, MONITOR_DUMP, Thread.sleep) */
+/* Agent_OnLoad: an environment of its own that catches the binding of the
+ * sleep native (Thread.sleep reported as a wait).  Never fails the layer. */
+bool bk_monitors_onload(JavaVM *vm);
+/* At VM init: says so if the sleep native was not wrapped. */
+void bk_monitors_vm_init(JNIEnv *env);
+bool bk_monitor_source_set(seam_source source, bool on);
+void JNICALL bk_on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object);
+void JNICALL bk_on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object);
+void JNICALL bk_on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jlong timeout);
+void JNICALL bk_on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object,
+                                  jboolean timed_out);
+void JNICALL bk_on_native_bind(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, void *address,
+                               void **new_address);
+
 /* objects.c */
 /* The object's tag, giving it one (sized, counted) when it has none; 0 on failure. */
 jlong bk_object_tag(JNIEnv *env, jobject obj);
 
 /* jnirefs.c */
+/* Puts the reporting JNI function table in place (VM init, live phase). */
+bool bk_jni_refs_vm_init(void);
 bool bk_jni_refs_switch(bool on);
+/* Every live JNI global reference made since VM init, with its object's tag
+ * (tagged now if it had none); calloc'd, *count set.  For JNI_GLOBAL roots. */
+typedef struct bk_global_ref {
+    jlong tag;
+    jobject ref;
+} bk_global_ref;
+bk_global_ref *bk_global_refs(JNIEnv *env, int *count);
 /* The layer's own global references, never reported to the agent. */
 jobject bk_new_global_ref(JNIEnv *env, jobject obj);
 void bk_delete_global_ref(JNIEnv *env, jobject ref);

@@ -203,10 +203,11 @@ static jlong class_tag(jclass klass)
  * handler must never run while the layer holds a lock of its own. */
 typedef struct {
     jobjectID *ids;
+    jlong *placeholders;  /* the class's placeholder tag (heap.c), 0 if none */
     int count, cap;
 } id_list;
 
-static void id_list_add(id_list *l, jobjectID id)
+static void id_list_add(id_list *l, jobjectID id, jlong placeholder)
 {
     if (l == NULL) {
         return;
@@ -214,12 +215,17 @@ static void id_list_add(id_list *l, jobjectID id)
     if (l->count == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
         jobjectID *grown = realloc(l->ids, (size_t)cap * sizeof *grown);
-        if (grown == NULL) {
+        if (grown != NULL) {
+            l->ids = grown;
+        }
+        jlong *grown_p = grown != NULL ? realloc(l->placeholders, (size_t)cap * sizeof *grown_p) : NULL;
+        if (grown_p == NULL) {
             return;
         }
-        l->ids = grown;
+        l->placeholders = grown_p;
         l->cap = cap;
     }
+    l->placeholders[l->count] = placeholder;
     l->ids[l->count++] = id;
 }
 
@@ -265,6 +271,11 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
     if (info->array_type == JVMPI_CLASS) {
         info->element_id = define_element(env, klass, defined);
     }
+    jlong placeholder = 0;
+    JVMTI_CALL(bk.jvmti, GetTag, klass, &placeholder);
+    if (!ids_is_pending_class(placeholder)) {
+        placeholder = 0;
+    }
     tag = ids_next_class(info->array_type);
     info->id = seam_id_from_tag(tag);
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, SetTag, klass, tag)) ||
@@ -273,8 +284,24 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
         return NULL;
     }
     layer_class_defined(info);
-    id_list_add(defined, seam_id_from_tag(tag));
+    id_list_add(defined, seam_id_from_tag(tag), placeholder);
     return seam_id_from_tag(tag);
+}
+
+/* With class_lock released: CLASS_LOADs (if announce), then the objects
+ * the start-up replay held back for classes that were not linked then. */
+static void after_defining(JNIEnv *env, id_list *defined, bool announce)
+{
+    for (int i = 0; i < defined->count; i++) {
+        if (announce) {
+            layer_class_announce(env, defined->ids[i]);
+        }
+        if (defined->placeholders[i] != 0) {
+            bk_heap_class_linked(env, defined->placeholders[i], defined->ids[i]);
+        }
+    }
+    free(defined->ids);
+    free(defined->placeholders);
 }
 
 jobjectID bk_class_id(JNIEnv *env, jclass klass)
@@ -284,16 +311,14 @@ jobjectID bk_class_id(JNIEnv *env, jclass klass)
         return seam_id_from_tag(tag);
     }
     jobjectID id;
-    id_list defined = {NULL, 0, 0};
+    id_list defined;
+    memset(&defined, 0, sizeof defined);
     {
         pthread_mutex_lock(&class_lock);
         id = define_class(env, klass, &defined);
         pthread_mutex_unlock(&class_lock);
     }
-    for (int i = 0; i < defined.count; i++) {
-        layer_class_announce(env, defined.ids[i]);
-    }
-    free(defined.ids);
+    after_defining(env, &defined, true);
     return id;
 }
 
@@ -318,15 +343,18 @@ void seam_define_loaded_classes(JNIEnv *env)
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetLoadedClasses, &n, &classes))) {
         return;
     }
+    id_list defined;
+    memset(&defined, 0, sizeof defined);
     {
         pthread_mutex_lock(&class_lock);
         for (jint i = 0; i < n; i++) {
-            define_class(env, classes[i], NULL);
+            define_class(env, classes[i], &defined);
             (*env)->DeleteLocalRef(env, classes[i]);
         }
         pthread_mutex_unlock(&class_lock);
     }
     bk_deallocate(classes);
+    after_defining(env, &defined, false);
 }
 
 jobjectID seam_method_class(jmethodID method)

@@ -4,8 +4,11 @@
  * what RequestEvent(OBJECT_ALLOC) and the start-up replay need to know about
  * an object.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
 
 #include "backend.h"
 #include "tls.h"
@@ -13,7 +16,10 @@
 /* Set while the layer allocates on a thread for its own reasons. */
 static TLS_FAST bool alloc_quiet;
 
+void bk_alloc_quiet(bool quiet) { alloc_quiet = quiet; }
+
 static jfieldID component_type_field; /* java.lang.Class.componentType */
+static jlong class_class_tag;          /* java.lang.Class's class ID */
 static jclass runtime_class;          /* global ref */
 static jmethodID get_runtime, total_memory;
 
@@ -29,6 +35,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
     if (class_class != NULL) {
         component_type_field = (*env)->GetFieldID(env, class_class, "componentType", "Ljava/lang/Class;");
+        class_class_tag = seam_tag_from_id(bk_class_id(env, class_class));
         (*env)->DeleteLocalRef(env, class_class);
     }
     (*env)->ExceptionClear(env);
@@ -59,6 +66,23 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
         (*env)->ExceptionClear(env);
         JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread);
     }
+}
+
+bool bk_heap_alloc_switch(bool on)
+{
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+                             JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL))) {
+        return false;
+    }
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    JVMTI_CALL(bk.jvmti, GetPhase, &phase);
+    if (on && phase == JVMTI_PHASE_LIVE) {
+        /* A thread samples only from its next TLAB on: the allocations left
+         * in the TLAB it has now would be missed.  A collection retires
+         * every TLAB. */
+        JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    }
+    return true;
 }
 
 /* ---- what an OBJECT_ALLOC says ------------------------------------------ */
@@ -112,6 +136,9 @@ static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_obje
             return false;
         }
     }
+    if (class_tag == class_class_tag) {
+        return false; /* a java.lang.Class: its ID is the class's, CLASS_LOAD defines it */
+    }
     out->is_array = ids_array_type(class_tag);
     if (out->is_array == JVMPI_NORMAL_OBJECT) {
         out->class_id = seam_id_from_tag(class_tag);
@@ -127,6 +154,33 @@ static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_obje
     return true;
 }
 
+/* Collections started so far: an object can only have died if this moved
+ * since it was seen alive. */
+static _Atomic unsigned long gc_epoch;
+
+static void remember_recent(const seam_object_info *info)
+{
+    tls_caches *tc = tls_caches_get();
+    if (tc != NULL) {
+        unsigned i = tc->recent_next++ % TLS_RECENT_OBJECTS;
+        tc->recent[i].info = *info;
+        tc->recent[i].gc_epoch = atomic_load_explicit(&gc_epoch, memory_order_acquire);
+    }
+}
+
+static bool recent_info(jobjectID id, seam_object_info *out)
+{
+    tls_caches *tc = tls_caches_get();
+    unsigned long now = atomic_load_explicit(&gc_epoch, memory_order_acquire);
+    for (unsigned i = 0; tc != NULL && i < TLS_RECENT_OBJECTS; i++) {
+        if (tc->recent[i].info.id == id && tc->recent[i].gc_epoch == now) {
+            *out = tc->recent[i].info;
+            return true;
+        }
+    }
+    return false;
+}
+
 void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
                                  jlong size)
 {
@@ -137,6 +191,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
             info.size = size;
+            remember_recent(&info);
             layer_object_alloc(env, &info);
         } else {
             ids_forget(tag);
@@ -147,6 +202,10 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
 
 bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
 {
+    if (recent_info(id, out)) {
+        return true;
+    }
+    /* JVM TI finds an object by its tag only by scanning every tag. */
     jlong tag = seam_tag_from_id(id);
     jint count = 0;
     jobject *objects = NULL;
@@ -175,25 +234,159 @@ bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
     return ok;
 }
 
+/* ---- objects of classes not linked yet ---------------------------------------- */
+
+/* The CDS archive maps objects into the heap for classes that are loaded
+ * but not linked (Long and Short caches, ...).  JVM TI can describe no such
+ * class, so the start-up replay holds their objects back, under IDs, until
+ * the class is prepared: then their OBJECT_ALLOCs follow its CLASS_LOAD.
+ * Keyed by object tag; the class is known by its placeholder tag. */
+typedef struct pending_obj {
+    jlong tag;
+    jlong class_tag;
+    jlong size;
+    UT_hash_handle hh;
+} pending_obj;
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pending_obj *pending;
+static _Atomic int pending_count;
+
+/* Placeholder tags on every loaded class that is not linked yet. */
+static void tag_unlinked_classes(JNIEnv *env)
+{
+    jint n = 0;
+    jclass *classes = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetLoadedClasses, &n, &classes))) {
+        return;
+    }
+    for (jint i = 0; i < n; i++) {
+        jint status = 0;
+        jlong tag = 0;
+        if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassStatus, classes[i], &status)) &&
+            !(status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
+            JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, classes[i], &tag)) && tag == 0) {
+            JVMTI_CALL(bk.jvmti, SetTag, classes[i], ids_next_pending_class());
+        }
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    bk_deallocate(classes);
+}
+
+/* Called inside the heap walk: memory only. */
+static bool pending_add(jlong tag, jlong class_tag, jlong size)
+{
+    pending_obj *p = malloc(sizeof *p);
+    if (p == NULL) {
+        return false;
+    }
+    p->tag = tag;
+    p->class_tag = class_tag;
+    p->size = size;
+    pthread_mutex_lock(&pending_lock);
+    HASH_ADD(hh, pending, tag, sizeof p->tag, p);
+    atomic_fetch_add(&pending_count, 1);
+    pthread_mutex_unlock(&pending_lock);
+    return true;
+}
+
+bool bk_heap_pending_freed(jlong tag)
+{
+    if (atomic_load_explicit(&pending_count, memory_order_relaxed) == 0) {
+        return false;
+    }
+    pending_obj *p = NULL;
+    pthread_mutex_lock(&pending_lock);
+    HASH_FIND(hh, pending, &tag, sizeof tag, p);
+    if (p != NULL) {
+        HASH_DEL(pending, p);
+        atomic_fetch_sub(&pending_count, 1);
+    }
+    pthread_mutex_unlock(&pending_lock);
+    free(p);
+    return p != NULL;
+}
+
+bool bk_heap_has_pending(void) { return atomic_load(&pending_count) > 0; }
+
+void bk_heap_class_linked(JNIEnv *env, jlong placeholder, jobjectID class_id)
+{
+    if (atomic_load(&pending_count) == 0) {
+        return;
+    }
+    seam_object_info *list = NULL;
+    int n = 0;
+    {
+        pthread_mutex_lock(&pending_lock);
+        pending_obj *p, *tmp;
+        HASH_ITER(hh, pending, p, tmp) {
+            if (p->class_tag != placeholder) {
+                continue;
+            }
+            seam_object_info *grown = realloc(list, (size_t)(n + 1) * sizeof *grown);
+            if (grown == NULL) {
+                break;
+            }
+            list = grown;
+            memset(&list[n], 0, sizeof list[n]);
+            list[n].id = seam_id_from_tag(p->tag);
+            list[n].class_id = class_id;
+            list[n].size = p->size;
+            n++;
+            HASH_DEL(pending, p);
+            atomic_fetch_sub(&pending_count, 1);
+            free(p);
+        }
+        pthread_mutex_unlock(&pending_lock);
+    }
+    if (n > 0) {
+        LOG_DEBUG("%d objects from before VM init follow their class's CLASS_LOAD", n);
+    }
+    for (int i = 0; i < n; i++) {
+        ids_count(seam_tag_from_id(list[i].id));
+        layer_object_alloc(env, &list[i]);
+    }
+    free(list);
+    if (atomic_load(&pending_count) == 0) {
+        bk_class_prepare_wanted();
+    }
+}
+
 /* ---- the start-up replay --------------------------------------------------- */
 
 typedef struct {
     seam_object_info *list;
     jlong *class_tags;
     int count, cap;
-    int unknown_class;
+    int unknown_class, held_back;
     bool out_of_memory;
+    jlong class_class_tag; /* java.lang.Class's own tag */
 } heap_list;
 
 /* Inside the heap walk: no JNI, no JVM TI, only memory. */
 static jint JNICALL list_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
     heap_list *h = user_data;
-    if (*tag_ptr != 0 && ids_is_class(*tag_ptr)) {
-        return 0; /* a java.lang.Class: CLASS_LOAD defines it */
+    if (class_tag == h->class_class_tag || (*tag_ptr != 0 && ids_is_class(*tag_ptr))) {
+        /* A java.lang.Class: CLASS_LOAD defines it.  Never given an object
+         * tag, even when its class has no ID yet (loaded, not linked). */
+        return 0;
     }
     if (class_tag == 0) {
         h->unknown_class++;
+        return 0;
+    }
+    if (ids_is_pending_class(class_tag)) {
+        /* An instance of a class not linked yet: held back, see pending_add. */
+        if (*tag_ptr == 0) {
+            *tag_ptr = ids_next_object_uncounted(size); /* counted once announced */
+        } else {
+            ids_forget(*tag_ptr);
+        }
+        if (!pending_add(*tag_ptr, class_tag, size)) {
+            h->out_of_memory = true;
+            return JVMTI_VISIT_ABORT;
+        }
+        h->held_back++;
         return 0;
     }
     if (h->count == h->cap) {
@@ -239,6 +432,17 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 {
     heap_list h;
     memset(&h, 0, sizeof h);
+    jclass class_class = (*env)->FindClass(env, "java/lang/Class");
+    if (class_class != NULL) {
+        JVMTI_CALL(bk.jvmti, GetTag, class_class, &h.class_class_tag);
+        (*env)->DeleteLocalRef(env, class_class);
+    }
+    if (h.class_class_tag == 0) {
+        LOG_ERROR("java.lang.Class has no class ID: the start-up replay is skipped");
+        *count = 0;
+        return NULL;
+    }
+    tag_unlinked_classes(env);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = list_object;
@@ -248,6 +452,10 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
     }
     if (h.unknown_class > 0) {
         LOG_WARN("start-up replay: %d objects of classes without an ID left out", h.unknown_class);
+    }
+    if (h.held_back > 0) {
+        LOG_DEBUG("start-up replay: %d objects wait for their classes to be linked", h.held_back);
+        bk_class_prepare_wanted();
     }
     for (int i = 0; i < h.count; i++) {
         seam_object_info *o = &h.list[i];
@@ -287,21 +495,35 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag)
 {
     BEGIN_CALLBACK();
-    layer_object_freed(tag);
+    if (bk_heap_pending_freed(tag)) {
+        /* never announced nor counted, so no OBJECT_FREE either */
+    } else {
+        layer_object_freed(tag);
+    }
     END_CALLBACK();
 }
+
+/* Whether the JVMPI side wants collections (OBJECT_FREE, GC_START, GC_FINISH). */
+static _Atomic bool gc_wanted;
+
+void bk_heap_gc_switch(bool on) { atomic_store(&gc_wanted, on); }
 
 void JNICALL bk_on_gc_start(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
-    layer_gc_start();
+    atomic_fetch_add_explicit(&gc_epoch, 1, memory_order_release);
+    if (atomic_load_explicit(&gc_wanted, memory_order_relaxed)) {
+        layer_gc_start();
+    }
     END_CALLBACK();
 }
 
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
-    layer_gc_finish();
+    if (atomic_load_explicit(&gc_wanted, memory_order_relaxed)) {
+        layer_gc_finish();
+    }
     END_CALLBACK();
 }
 

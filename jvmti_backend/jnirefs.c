@@ -1,18 +1,56 @@
 /*
- * jnirefs.c - JNI_(WEAK_)GLOBALREF_ALLOC/FREE.  JVM TI has no event for JNI
- * references, so while the agent wants them the VM's JNI function table is
- * replaced by a copy whose four global-reference functions report what they
- * did.  The layer's own references go straight to the VM's functions.
+ * jnirefs.c - JNI_(WEAK_)GLOBALREF_ALLOC/FREE, and the references behind the
+ * JNI_GLOBAL roots of heap dumps.  JVM TI has no event for JNI references and
+ * names no reference in its roots, so from VM init on the VM's JNI function
+ * table is replaced by a copy whose four global-reference functions keep a
+ * set of the live global references and report what they did when the agent
+ * wants it.  The layer's own references go straight to the VM's functions.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
 
 #include "backend.h"
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The VM's table, read once; NULL until the first switch on. */
+/* The VM's table, read once at VM init; NULL before. */
 static jniNativeInterface *vm_table;
 static jniNativeInterface reporting_table;
+static _Atomic bool reporting;
+
+/* Live global references made since VM init. */
+typedef struct live_ref {
+    jobject ref;
+    UT_hash_handle hh;
+} live_ref;
+static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
+static live_ref *live_refs;
+
+static void refs_add(jobject ref)
+{
+    live_ref *r = malloc(sizeof *r);
+    if (r == NULL) {
+        return; /* the dump's root will name no reference: no harm done */
+    }
+    r->ref = ref;
+    pthread_mutex_lock(&refs_lock);
+    HASH_ADD_PTR(live_refs, ref, r);
+    pthread_mutex_unlock(&refs_lock);
+}
+
+static void refs_remove(jobject ref)
+{
+    live_ref *r = NULL;
+    pthread_mutex_lock(&refs_lock);
+    HASH_FIND_PTR(live_refs, &ref, r);
+    if (r != NULL) {
+        HASH_DEL(live_refs, r);
+    }
+    pthread_mutex_unlock(&refs_lock);
+    free(r);
+}
 
 static const jniNativeInterface *functions(JNIEnv *env)
 {
@@ -25,7 +63,7 @@ void bk_delete_global_ref(JNIEnv *env, jobject ref) { functions(env)->DeleteGlob
 
 static void report(JNIEnv *env, bool weak, jobject ref, jobject obj)
 {
-    if (bk_callback_enter()) {
+    if (atomic_load_explicit(&reporting, memory_order_relaxed) && bk_callback_enter()) {
         layer_jni_ref(env, weak, ref, obj);
         bk_callback_exit();
     }
@@ -35,6 +73,7 @@ static jobject JNICALL new_global_ref(JNIEnv *env, jobject obj)
 {
     jobject ref = vm_table->NewGlobalRef(env, obj);
     if (ref != NULL) {
+        refs_add(ref);
         report(env, false, ref, obj);
     }
     return ref;
@@ -42,6 +81,9 @@ static jobject JNICALL new_global_ref(JNIEnv *env, jobject obj)
 
 static void JNICALL delete_global_ref(JNIEnv *env, jobject ref)
 {
+    if (ref != NULL) {
+        refs_remove(ref);
+    }
     vm_table->DeleteGlobalRef(env, ref);
     if (ref != NULL) {
         report(env, false, ref, NULL);
@@ -65,27 +107,65 @@ static void JNICALL delete_weak_global_ref(JNIEnv *env, jweak ref)
     }
 }
 
-bool bk_jni_refs_switch(bool on)
+bool bk_jni_refs_vm_init(void)
 {
-    bool ok = true;
+    bool ok;
     {
         pthread_mutex_lock(&table_lock);
-        if (vm_table == NULL) {
-            ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, GetJNIFunctionTable, &vm_table));
-            if (ok) {
-                reporting_table = *vm_table;
-                reporting_table.NewGlobalRef = new_global_ref;
-                reporting_table.DeleteGlobalRef = delete_global_ref;
-                reporting_table.NewWeakGlobalRef = new_weak_global_ref;
-                reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
-            } else {
-                vm_table = NULL;
-            }
-        }
+        ok = vm_table != NULL || JVMTI_OK(JVMTI_CALL(bk.jvmti, GetJNIFunctionTable, &vm_table));
         if (ok) {
-            ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, on ? &reporting_table : vm_table));
+            reporting_table = *vm_table;
+            reporting_table.NewGlobalRef = new_global_ref;
+            reporting_table.DeleteGlobalRef = delete_global_ref;
+            reporting_table.NewWeakGlobalRef = new_weak_global_ref;
+            reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
+            ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, &reporting_table));
+        }
+        if (!ok) {
+            vm_table = NULL;
         }
         pthread_mutex_unlock(&table_lock);
     }
+    if (!ok) {
+        LOG_ERROR("the JNI function table could not be replaced: no JNI reference events, "
+                  "and heap dumps name no JNI global references");
+    }
     return ok;
+}
+
+bool bk_jni_refs_switch(bool on)
+{
+    if (on && vm_table == NULL) {
+        return false; /* the table could not be replaced at VM init */
+    }
+    atomic_store(&reporting, on);
+    return true;
+}
+
+bk_global_ref *bk_global_refs(JNIEnv *env, int *count)
+{
+    bk_global_ref *out = NULL;
+    int n = 0;
+    {
+        pthread_mutex_lock(&refs_lock);
+        out = calloc((size_t)HASH_COUNT(live_refs) + 1, sizeof *out);
+        live_ref *r, *tmp;
+        HASH_ITER(hh, live_refs, r, tmp) {
+            if (out != NULL) {
+                out[n++].ref = r->ref;
+            }
+        }
+        pthread_mutex_unlock(&refs_lock);
+    }
+    /* Tags outside the lock: tagging may post ObjectFree on this thread. */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        jlong tag = bk_object_tag(env, out[i].ref);
+        if (tag != 0) {
+            out[kept].ref = out[i].ref;
+            out[kept++].tag = tag;
+        }
+    }
+    *count = kept;
+    return out;
 }

@@ -214,7 +214,10 @@ static void JNICALL run_delivery(jvmtiEnv *jvmti, JNIEnv *env, void *unused)
 
 bool seam_start_delivery_thread(JNIEnv *env)
 {
+    /* The layer's own objects are no allocations of the program's. */
+    bk_alloc_quiet(true);
     jthread thread = new_thread_object(env, "JVMPI layer delivery");
+    bk_alloc_quiet(false);
     if (thread == NULL) {
         return false;
     }

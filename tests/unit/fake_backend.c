@@ -253,3 +253,64 @@ void seam_halt(jint code)
     fake.halt_calls++;
     fake.halt_code = code;
 }
+
+bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
+{
+    fake.heap_snapshot_calls++;
+    fake.heap_snapshot_only = only;
+    fake.heap_snapshot_detail = detail;
+    fake.define_loaded_before_snapshot = fake.define_loaded_calls;
+    if (fake.heap_snapshot_fails) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    *out = fake.heap_snapshot;
+    return true;
+}
+
+void seam_heap_snapshot_free(seam_heap_snapshot *snap)
+{
+    fake.heap_snapshot_frees++;
+    memset(snap, 0, sizeof *snap);
+}
+
+jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
+{
+    fake.monitor_owner_calls++;
+    return fake.monitor_owner;
+}
+
+bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out)
+{
+    fake.monitor_snapshot_calls++;
+    fake.monitor_snapshot_max_frames = max_frames;
+    if (fake.monitor_snapshot_fails) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    *out = fake.monitor_snapshot;
+    return true;
+}
+
+void seam_monitor_snapshot_free(seam_monitor_snapshot *snap)
+{
+    fake.monitor_snapshot_frees++;
+    memset(snap, 0, sizeof *snap);
+}
+
+void seam_compiled_methods_replay(void) { fake.compiled_replay_calls++; }
+
+unsigned char *seam_method_bytecodes(jmethodID method, jint *len)
+{
+    fake.bytecodes_calls++;
+    *len = 0;
+    if (fake.bytecodes == NULL || fake.bytecodes_len <= 0) {
+        return NULL;
+    }
+    unsigned char *copy = malloc((size_t)fake.bytecodes_len);
+    if (copy != NULL) {
+        memcpy(copy, fake.bytecodes, (size_t)fake.bytecodes_len);
+        *len = fake.bytecodes_len;
+    }
+    return copy;
+}

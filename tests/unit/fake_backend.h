@@ -56,6 +56,34 @@ typedef struct {
     int object_count;
     /* seam_heap_objects returns a copy of objects[0..object_count) */
     int heap_objects_calls;
+
+    /* heap dumps: seam_heap_snapshot_take hands out heap_snapshot (a copy of
+     * the struct; the arrays stay the test's) unless heap_snapshot_fails;
+     * seam_heap_snapshot_free only counts. */
+    seam_heap_snapshot heap_snapshot;
+    bool heap_snapshot_fails;
+    int heap_snapshot_calls, heap_snapshot_frees;
+    jobjectID heap_snapshot_only;        /* arguments of the last call */
+    seam_heap_detail heap_snapshot_detail;
+    int define_loaded_before_snapshot;   /* define_loaded_calls at the last call */
+
+    /* Java monitors (issue 4): seam_monitor_owner answers monitor_owner and
+     * counts; seam_monitor_snapshot_take hands out monitor_snapshot (a copy
+     * of the struct; the arrays stay the test's) unless monitor_snapshot_fails. */
+    jobjectID monitor_owner;
+    int monitor_owner_calls;
+    seam_monitor_snapshot monitor_snapshot;
+    bool monitor_snapshot_fails;
+    int monitor_snapshot_calls, monitor_snapshot_frees;
+    jint monitor_snapshot_max_frames;    /* argument of the last call */
+
+    /* methods, compiled code, instructions (issue 4): seam_method_bytecodes
+     * answers a copy of bytecodes[0..bytecodes_len) (NULL when len is 0)
+     * for every method and counts its calls. */
+    int compiled_replay_calls;           /* seam_compiled_methods_replay calls */
+    const unsigned char *bytecodes;
+    jint bytecodes_len;
+    int bytecodes_calls;
 } fake_backend_state;
 
 extern fake_backend_state fake;

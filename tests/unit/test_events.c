@@ -43,6 +43,12 @@ static expect_kind expected_kind(jint n)
     case 4: case 5:   /* OBJECT_ALLOC / FREE */
     case 38: case 39: case 40: case 41: /* JNI_(WEAK_)GLOBALREF_ALLOC / FREE */
     case 60: case 61: /* GC_START / FINISH */
+    case 54: case 55: case 56: /* MONITOR_CONTENDED_ENTER / ENTERED / EXIT */
+    case 57: case 58: /* MONITOR_WAIT / WAITED */
+    case 1: case 2: case 3: /* METHOD_ENTRY, METHOD_ENTRY2, METHOD_EXIT */
+    case 7: case 8:   /* COMPILED_METHOD_LOAD / UNLOAD */
+    case 9:           /* INSTRUCTION_START */
+    case 45:          /* DATA_RESET_REQUEST: the layer's own trigger */
         return X_CARRIED;
     case 6:           /* OBJECT_MOVE: IDs never move */
     case 48: case 49: /* ARENA_NEW / DELETE: HotSpot never sent them */
@@ -95,6 +101,41 @@ static void expected_sources(jint n, int on[SEAM_SRC_COUNT])
     case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
     case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
         on[SEAM_SRC_JNI_REFS] = 1;
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+        on[SEAM_SRC_MONITOR_CONTENDED] = 1;
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
+        /* emulated from the enters; waits release without an exit */
+        on[SEAM_SRC_MONITOR_CONTENDED] = 1;
+        on[SEAM_SRC_MONITOR_WAIT] = 1;
+        break;
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+        on[SEAM_SRC_MONITOR_WAIT] = 1;
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY:
+        on[SEAM_SRC_METHOD_ENTRY] = 1;
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY2:
+        on[SEAM_SRC_METHOD_ENTRY] = 1;
+        on[SEAM_SRC_METHOD_RECEIVER] = 1;
+        break;
+    case JVMPI_EVENT_METHOD_EXIT:
+        on[SEAM_SRC_METHOD_EXIT] = 1;
+        break;
+    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
+        on[SEAM_SRC_COMPILED_LOAD] = 1;
+        break;
+    case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
+        on[SEAM_SRC_COMPILED_UNLOAD] = 1;
+        break;
+    case JVMPI_EVENT_INSTRUCTION_START:
+        on[SEAM_SRC_SINGLE_STEP] = 1;
+        break;
+    case JVMPI_EVENT_DATA_RESET_REQUEST:
+        on[SEAM_SRC_DATA_RESET] = 1;
         break;
     default:
         break;

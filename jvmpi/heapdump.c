@@ -1,0 +1,815 @@
+/*
+ * heapdump.c - HEAP_DUMP (levels 0, 1, 2) and OBJECT_DUMP in the byte format
+ * of jvmpi-abi-facts.md ("Dump buffer encoding"): u2/u4/u8 big-endian, IDs
+ * and pointers as native 8-byte words.
+ *
+ * The backend hands over a snapshot of one heap walk (seam.h, "heap dumps");
+ * this side knows what the agent was told in CLASS_LOAD, so it is the one
+ * that puts field values in CLASS_LOAD order, and it knows the threads by
+ * their JNIEnv *, so it takes the call traces and numbers the frames.
+ */
+#include "heapdump.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "classes.h"
+#include "events.h"
+#include "gc.h"
+#include "layer.h"
+#include "log.h"
+#include "threads.h"
+
+#define MAX_TRACE_DEPTH 8192
+#define FIRST_TRACE_DEPTH 64
+/* A super chain longer than this is a broken snapshot, not a class. */
+#define MAX_CHAIN 1024
+
+/* ---- the output buffer --------------------------------------------------- */
+
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+    bool failed;
+} wbuf;
+
+static void put(wbuf *w, const void *data, size_t n)
+{
+    if (w->failed) {
+        return;
+    }
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 4096;
+        while (cap < w->len + n) {
+            cap *= 2;
+        }
+        unsigned char *grown = realloc(w->p, cap);
+        if (grown == NULL) {
+            w->failed = true;
+            return;
+        }
+        w->p = grown;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->len, data, n);
+    w->len += n;
+}
+
+static void put_u1(wbuf *w, unsigned v)
+{
+    unsigned char b = (unsigned char)v;
+    put(w, &b, 1);
+}
+
+static void put_u2(wbuf *w, unsigned v)
+{
+    unsigned char b[2] = {(unsigned char)(v >> 8), (unsigned char)v};
+    put(w, b, 2);
+}
+
+static void put_u4(wbuf *w, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+                          (unsigned char)v};
+    put(w, b, 4);
+}
+
+static void put_u8(wbuf *w, uint64_t v)
+{
+    put_u4(w, (uint32_t)(v >> 32));
+    put_u4(w, (uint32_t)v);
+}
+
+/* IDs, JNIEnv *, jobject: the pointer's own bytes, as agents read them back. */
+static void put_ptr(wbuf *w, const void *p) { put(w, &p, sizeof p); }
+
+/* ---- values ---------------------------------------------------------------- */
+
+static jint type_of_signature(const char *sig)
+{
+    switch (sig != NULL ? sig[0] : 'L') {
+    case 'Z': return JVMPI_BOOLEAN;
+    case 'B': return JVMPI_BYTE;
+    case 'C': return JVMPI_CHAR;
+    case 'S': return JVMPI_SHORT;
+    case 'I': return JVMPI_INT;
+    case 'J': return JVMPI_LONG;
+    case 'F': return JVMPI_FLOAT;
+    case 'D': return JVMPI_DOUBLE;
+    default: return JVMPI_CLASS;
+    }
+}
+
+static size_t type_size(jint type)
+{
+    switch (type) {
+    case JVMPI_BOOLEAN:
+    case JVMPI_BYTE:
+        return 1;
+    case JVMPI_CHAR:
+    case JVMPI_SHORT:
+        return 2;
+    case JVMPI_INT:
+    case JVMPI_FLOAT:
+        return 4;
+    case JVMPI_LONG:
+    case JVMPI_DOUBLE:
+        return 8;
+    default:
+        return sizeof(void *);
+    }
+}
+
+static bool is_reference(jint type) { return type == JVMPI_CLASS || type == JVMPI_NORMAL_OBJECT; }
+
+static void put_value(wbuf *w, jint type, seam_heap_bits v)
+{
+    switch (type) {
+    case JVMPI_BOOLEAN: put_u1(w, v.z); break;
+    case JVMPI_BYTE: put_u1(w, (uint8_t)v.b); break;
+    case JVMPI_CHAR: put_u2(w, v.c); break;
+    case JVMPI_SHORT: put_u2(w, (uint16_t)v.s); break;
+    case JVMPI_INT: put_u4(w, (uint32_t)v.i); break;
+    case JVMPI_FLOAT: {
+        uint32_t bits;
+        memcpy(&bits, &v.f, sizeof bits);
+        put_u4(w, bits);
+        break;
+    }
+    case JVMPI_LONG: put_u8(w, (uint64_t)v.j); break;
+    case JVMPI_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &v.d, sizeof bits);
+        put_u8(w, bits);
+        break;
+    }
+    default: put_ptr(w, v.id); break;
+    }
+}
+
+/* A field's value as its signature says it is written; a value of another
+ * type (a snapshot that disagrees with CLASS_LOAD) is written as null/0. */
+static void put_field(wbuf *w, jint sig_type, const seam_heap_field *f)
+{
+    seam_heap_bits v;
+    memset(&v, 0, sizeof v);
+    if (f != NULL && (f->type == sig_type || (is_reference(f->type) && is_reference(sig_type)))) {
+        v = f->v;
+    }
+    put_value(w, sig_type, v);
+}
+
+/* One element of a primitive array: packed values in native order. */
+static void put_element(wbuf *w, jint type, const unsigned char *at)
+{
+    seam_heap_bits v;
+    memset(&v, 0, sizeof v);
+    memcpy(&v, at, type_size(type));
+    put_value(w, type, v);
+}
+
+/* ---- classes of the snapshot, with what CLASS_LOAD said about them -------- */
+
+typedef struct {
+    const seam_heap_snapshot *snap;
+    class_rec **recs;        /* parallel to snap->classes, acquired on first use */
+    bool *looked_up;
+    class_rec **extra;       /* acquired records of classes outside the snapshot */
+    int n_extra, cap_extra;
+    const seam_heap_field **by_slot;  /* scratch: one CLASS_LOAD list's values */
+    size_t by_slot_cap;
+} class_view;
+
+static int by_id_cmp(const void *key, const void *elem)
+{
+    uintptr_t k = (uintptr_t)*(const jobjectID *)key;
+    uintptr_t e = (uintptr_t)((const seam_heap_class *)elem)->id;
+    return k < e ? -1 : k > e;
+}
+
+static int class_index(const class_view *cv, jobjectID id)
+{
+    if (id == NULL || cv->snap->num_classes == 0) {
+        return -1;
+    }
+    const seam_heap_class *c = bsearch(&id, cv->snap->classes, (size_t)cv->snap->num_classes,
+                                       sizeof *cv->snap->classes, by_id_cmp);
+    return c != NULL ? (int)(c - cv->snap->classes) : -1;
+}
+
+static const seam_heap_class *snap_class(const class_view *cv, jobjectID id)
+{
+    int i = class_index(cv, id);
+    return i >= 0 ? &cv->snap->classes[i] : NULL;
+}
+
+/* What the agent was told about the class; NULL when the layer has no record.
+ * Records are held until the dump is built: a CLASS_UNLOAD delivered
+ * meanwhile must not free what is being read. */
+static const seam_class_info *class_info(class_view *cv, jobjectID id)
+{
+    int i = class_index(cv, id);
+    if (i >= 0) {
+        if (!cv->looked_up[i]) {
+            cv->looked_up[i] = true;
+            cv->recs[i] = classes_acquire(cv->snap->classes[i].id);
+        }
+        return cv->recs[i] != NULL ? cv->recs[i]->info : NULL;
+    }
+    /* Not in the snapshot (the backend lists every class it needs, so rare). */
+    for (int k = 0; k < cv->n_extra; k++) {
+        if (cv->extra[k]->info->id == id) {
+            return cv->extra[k]->info;
+        }
+    }
+    class_rec *c = classes_acquire(id);
+    if (c == NULL) {
+        return NULL;
+    }
+    if (cv->n_extra == cv->cap_extra) {
+        int cap = cv->cap_extra ? cv->cap_extra * 2 : 8;
+        class_rec **grown = realloc(cv->extra, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            classes_release(c);
+            return NULL;
+        }
+        cv->extra = grown;
+        cv->cap_extra = cap;
+    }
+    cv->extra[cv->n_extra++] = c;
+    return c->info;
+}
+
+static bool class_view_init(class_view *cv, const seam_heap_snapshot *snap)
+{
+    memset(cv, 0, sizeof *cv);
+    cv->snap = snap;
+    size_t n = (size_t)snap->num_classes + 1;
+    cv->recs = calloc(n, sizeof *cv->recs);
+    cv->looked_up = calloc(n, sizeof *cv->looked_up);
+    return cv->recs != NULL && cv->looked_up != NULL;
+}
+
+static void class_view_done(class_view *cv)
+{
+    if (cv->recs != NULL) {
+        for (int i = 0; i < cv->snap->num_classes; i++) {
+            classes_release(cv->recs[i]);
+        }
+    }
+    for (int k = 0; k < cv->n_extra; k++) {
+        classes_release(cv->extra[k]);
+    }
+    free(cv->extra);
+    free(cv->recs);
+    free(cv->looked_up);
+    free(cv->by_slot);
+}
+
+/* Spreads the values that decl's CLASS_LOAD list holds over by_slot[0..n). */
+static const seam_heap_field **values_by_slot(class_view *cv, jobjectID decl, jint n, const seam_heap_field *fields,
+                                              jint count)
+{
+    if ((size_t)n > cv->by_slot_cap) {
+        const seam_heap_field **grown = realloc(cv->by_slot, (size_t)n * sizeof *grown);
+        if (grown == NULL) {
+            return NULL;
+        }
+        cv->by_slot = grown;
+        cv->by_slot_cap = (size_t)n;
+    }
+    if (n > 0) {
+        memset(cv->by_slot, 0, (size_t)n * sizeof *cv->by_slot);
+    }
+    for (jint i = 0; i < count; i++) {
+        if (fields[i].decl == decl && fields[i].slot >= 0 && fields[i].slot < n) {
+            cv->by_slot[fields[i].slot] = &fields[i];
+        }
+    }
+    return cv->by_slot;
+}
+
+/* Writes one CLASS_LOAD field list's values (instances or statics) in its
+ * order; level 1 keeps only references. */
+static void put_field_list(wbuf *w, class_view *cv, jobjectID decl, const JVMPI_Field *list, jint n,
+                           const seam_heap_field *fields, jint count, int level)
+{
+    const seam_heap_field **slots = values_by_slot(cv, decl, n, fields, count);
+    if (slots == NULL && n > 0) {
+        w->failed = true;
+        return;
+    }
+    for (jint s = 0; s < n; s++) {
+        jint type = type_of_signature(list[s].field_signature);
+        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(type)) {
+            put_field(w, type, slots[s]);
+        }
+    }
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+/* The element class of an array class (what OBJECT_ALLOC names for its
+ * arrays): the snapshot's, else the class record's. */
+static jobjectID element_class(class_view *cv, jobjectID array_class)
+{
+    const seam_heap_class *hc = snap_class(cv, array_class);
+    if (hc != NULL && hc->element != NULL) {
+        return hc->element;
+    }
+    const seam_class_info *info = class_info(cv, array_class);
+    return info != NULL ? info->element_id : NULL;
+}
+
+static void put_class_dump(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+{
+    const seam_heap_class *hc = snap_class(cv, o->id);
+    const seam_class_info *info = class_info(cv, o->id);
+    seam_heap_class none;
+    if (hc == NULL) {
+        memset(&none, 0, sizeof none);
+        none.id = o->id;
+        hc = &none;
+    }
+    put_u1(w, JVMPI_GC_CLASS_DUMP);
+    put_ptr(w, o->id);
+    put_ptr(w, hc->super);
+    put_ptr(w, hc->loader);
+    put_ptr(w, hc->signers);
+    put_ptr(w, hc->domain);
+    put_ptr(w, hc->name);
+    put_ptr(w, NULL); /* reserved */
+    put_u4(w, (uint32_t)hc->instance_size);
+    /* As many as CLASS_LOAD announced: agents size this list by it. */
+    jint n_ifaces = info != NULL ? info->num_interfaces : hc->num_interfaces;
+    for (jint i = 0; i < n_ifaces; i++) {
+        put_ptr(w, i < hc->num_interfaces ? hc->interfaces[i] : NULL);
+    }
+    jint n_cp = 0;
+    for (jint i = 0; i < hc->num_constants; i++) {
+        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(hc->constants[i].type)) {
+            n_cp++;
+        }
+    }
+    if (n_cp > 0xffff) {
+        n_cp = 0xffff;
+    }
+    put_u2(w, (unsigned)n_cp);
+    for (jint i = 0, written = 0; i < hc->num_constants && written < n_cp; i++) {
+        const seam_heap_constant *k = &hc->constants[i];
+        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(k->type)) {
+            put_u2(w, (unsigned)k->index);
+            put_u1(w, (unsigned)k->type);
+            put_value(w, k->type, k->v);
+            written++;
+        }
+    }
+    if (info != NULL) {
+        put_field_list(w, cv, o->id, info->statics, info->num_statics, hc->statics, hc->num_statics, level);
+    }
+}
+
+/* Instance fields: the object's class's CLASS_LOAD instances, then its
+ * super's, and so on up to java.lang.Object. */
+static void put_instance_dump(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+{
+    wbuf values = {NULL, 0, 0, false};
+    jobjectID k = o->class_id;
+    for (int depth = 0; k != NULL && depth < MAX_CHAIN; depth++) {
+        const seam_class_info *info = class_info(cv, k);
+        if (info == NULL) {
+            LOG_DEBUG("heap dump: class %p of object %p has no CLASS_LOAD record; its fields are left out",
+                      (void *)k, (void *)o->id);
+            break;
+        }
+        put_field_list(&values, cv, k, info->instances, info->num_instances, o->u.fields, o->count, level);
+        const seam_heap_class *hc = snap_class(cv, k);
+        k = hc != NULL ? hc->super : NULL;
+    }
+    if (values.failed) {
+        w->failed = true;
+    }
+    put_u1(w, JVMPI_GC_INSTANCE_DUMP);
+    put_ptr(w, o->id);
+    put_ptr(w, o->class_id);
+    put_u4(w, (uint32_t)values.len);
+    if (values.len > 0) {
+        put(w, values.p, values.len);
+    }
+    free(values.p);
+}
+
+static void put_object_record(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+{
+    switch (o->kind) {
+    case SEAM_HEAP_CLASS:
+        put_class_dump(w, cv, o, level);
+        break;
+    case SEAM_HEAP_INSTANCE:
+        put_instance_dump(w, cv, o, level);
+        break;
+    case SEAM_HEAP_OBJ_ARRAY:
+        put_u1(w, JVMPI_GC_OBJ_ARRAY_DUMP);
+        put_ptr(w, o->id);
+        put_u4(w, (uint32_t)o->count);
+        put_ptr(w, element_class(cv, o->class_id));
+        for (jint i = 0; i < o->count; i++) {
+            put_ptr(w, o->u.elements != NULL ? o->u.elements[i] : NULL);
+        }
+        break;
+    case SEAM_HEAP_PRIM_ARRAY: {
+        put_u1(w, JVMPI_GC_PRIM_ARRAY_DUMP);
+        put_ptr(w, o->id);
+        put_u4(w, (uint32_t)o->count);
+        put_u1(w, (unsigned)o->elem_type);
+        if (level >= JVMPI_DUMP_LEVEL_2) {
+            size_t size = type_size(o->elem_type);
+            const unsigned char *at = o->u.values;
+            seam_heap_bits zero;
+            memset(&zero, 0, sizeof zero);
+            for (jint i = 0; i < o->count; i++) {
+                if (at != NULL) {
+                    put_element(w, o->elem_type, at + (size_t)i * size);
+                } else {
+                    put_value(w, o->elem_type, zero);
+                }
+            }
+        }
+        break;
+    }
+    default:
+        LOG_DEBUG("heap dump: object %p of unknown kind %d left out", (void *)o->id, (int)o->kind);
+        break;
+    }
+}
+
+/* Level 0: what each object is, nothing more. */
+static jint level0_type(const seam_heap_object *o)
+{
+    switch (o->kind) {
+    case SEAM_HEAP_OBJ_ARRAY: return JVMPI_CLASS;
+    case SEAM_HEAP_PRIM_ARRAY: return o->elem_type;
+    default: return JVMPI_NORMAL_OBJECT; /* instances, and java.lang.Class objects */
+    }
+}
+
+/* ---- threads and their traces -------------------------------------------- */
+
+typedef struct {
+    thread_rec **recs;
+    int count;
+    JVMPI_CallTrace *traces;   /* parallel to recs */
+} thread_set;
+
+static jint take_trace(void *handle, JVMPI_CallFrame **out)
+{
+    for (jint depth = FIRST_TRACE_DEPTH;; depth *= 4) {
+        JVMPI_CallFrame *frames = calloc((size_t)depth, sizeof *frames);
+        if (frames == NULL) {
+            *out = NULL;
+            return 0;
+        }
+        jint n = seam_call_trace(handle, depth, frames);
+        if (n < depth || depth >= MAX_TRACE_DEPTH) {
+            *out = frames;
+            return n;
+        }
+        free(frames);
+    }
+}
+
+/* One trace per live thread the agent knows, in thread start order. */
+static bool threads_take(thread_set *ts)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->recs = threads_snapshot(&ts->count);
+    if (ts->recs == NULL) {
+        ts->count = 0;
+        return false;
+    }
+    ts->traces = calloc((size_t)ts->count + 1, sizeof *ts->traces);
+    if (ts->traces == NULL) {
+        return false;
+    }
+    for (int i = 0; i < ts->count; i++) {
+        ts->traces[i].env_id = ts->recs[i]->info.env;
+        ts->traces[i].num_frames = take_trace(ts->recs[i]->info.handle, &ts->traces[i].frames);
+    }
+    return true;
+}
+
+static void threads_done(thread_set *ts)
+{
+    for (int i = 0; i < ts->count; i++) {
+        threads_release(ts->recs[i]);
+        if (ts->traces != NULL) {
+            free(ts->traces[i].frames);
+        }
+    }
+    free(ts->recs);
+    free(ts->traces);
+    memset(ts, 0, sizeof *ts);
+}
+
+/* The JNIEnv * and trace of a thread by its ID: false when the agent knows
+ * no such thread (*trace -1 when it has no trace in this dump). */
+static bool thread_of(const thread_set *ts, jobjectID id, JNIEnv **env, int *trace)
+{
+    *trace = -1;
+    *env = NULL;
+    if (id == NULL) {
+        return false;
+    }
+    for (int i = 0; i < ts->count; i++) {
+        if (ts->recs[i]->info.id == id) {
+            *env = ts->recs[i]->info.env;
+            *trace = ts->traces != NULL ? i : -1;
+            return true;
+        }
+    }
+    /* Started after the traces were taken. */
+    thread_rec *t = threads_acquire_by_id(id);
+    bool known = t != NULL && !t->internal;
+    if (known) {
+        *env = t->info.env;
+    }
+    threads_release(t);
+    return known;
+}
+
+/* Frame number of a root in its thread's trace: the walk's depth, if the
+ * trace has that method there; -1 when the thread moved in between. */
+static uint32_t frame_number(const thread_set *ts, int trace, const seam_heap_root *r)
+{
+    if (trace < 0 || r->depth < 0) {
+        return (uint32_t)-1;
+    }
+    const JVMPI_CallTrace *t = &ts->traces[trace];
+    if (r->depth < t->num_frames && t->frames[r->depth].method_id == r->method) {
+        return (uint32_t)r->depth;
+    }
+    LOG_DEBUG("heap dump: root %p at depth %d of thread %p: the trace differs there; frame -1", (void *)r->id,
+              (int)r->depth, (void *)t->env_id);
+    return (uint32_t)-1;
+}
+
+static void put_root(wbuf *w, const thread_set *ts, const seam_heap_root *r)
+{
+    JNIEnv *env = NULL;
+    int trace = -1;
+    switch (r->kind) {
+    case JVMPI_GC_ROOT_JNI_GLOBAL:
+        put_u1(w, JVMPI_GC_ROOT_JNI_GLOBAL);
+        put_ptr(w, r->id);
+        put_ptr(w, r->ref);
+        return;
+    case JVMPI_GC_ROOT_JNI_LOCAL:
+    case JVMPI_GC_ROOT_JAVA_FRAME:
+        if (thread_of(ts, r->thread, &env, &trace)) {
+            put_u1(w, (unsigned)r->kind);
+            put_ptr(w, r->id);
+            put_ptr(w, env);
+            put_u4(w, frame_number(ts, trace, r));
+            return;
+        }
+        break;
+    case JVMPI_GC_ROOT_NATIVE_STACK:
+    case JVMPI_GC_ROOT_THREAD_BLOCK:
+        if (thread_of(ts, r->thread, &env, &trace)) {
+            put_u1(w, (unsigned)r->kind);
+            put_ptr(w, r->id);
+            put_ptr(w, env);
+            return;
+        }
+        break;
+    case JVMPI_GC_ROOT_STICKY_CLASS:
+    case JVMPI_GC_ROOT_MONITOR_USED:
+    case JVMPI_GC_ROOT_UNKNOWN:
+        put_u1(w, (unsigned)r->kind);
+        put_ptr(w, r->id);
+        return;
+    default:
+        break;
+    }
+    /* A root in a thread the agent was never told about (the layer's own),
+     * or of a kind without a JVMPI body: still a root. */
+    put_u1(w, JVMPI_GC_ROOT_UNKNOWN);
+    put_ptr(w, r->id);
+}
+
+/* ---- whole dumps -------------------------------------------------------------- */
+
+/* Depth of a class below java.lang.Object, so supers are dumped first. */
+static int class_depth(const class_view *cv, jobjectID id)
+{
+    int d = 0;
+    const seam_heap_class *c = snap_class(cv, id);
+    while (c != NULL && c->super != NULL && d < MAX_CHAIN) {
+        d++;
+        c = snap_class(cv, c->super);
+    }
+    return d;
+}
+
+typedef struct {
+    int depth;
+    int pos;
+} class_order;
+
+static int by_depth(const void *a, const void *b)
+{
+    const class_order *x = a, *y = b;
+    if (x->depth != y->depth) {
+        return x->depth < y->depth ? -1 : 1;
+    }
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Class dumps first, supers before their subclasses, so that a reader meets
+ * every class before its instances; then everything else in walk order. */
+static void put_objects(wbuf *w, class_view *cv, const seam_heap_snapshot *snap, int level)
+{
+    int n_classes = 0;
+    for (int i = 0; i < snap->num_objects; i++) {
+        n_classes += snap->objects[i].kind == SEAM_HEAP_CLASS;
+    }
+    class_order *order = calloc((size_t)n_classes + 1, sizeof *order);
+    if (order == NULL) {
+        w->failed = true;
+        return;
+    }
+    int k = 0;
+    for (int i = 0; i < snap->num_objects; i++) {
+        if (snap->objects[i].kind == SEAM_HEAP_CLASS) {
+            order[k].depth = class_depth(cv, snap->objects[i].id);
+            order[k].pos = i;
+            k++;
+        }
+    }
+    qsort(order, (size_t)n_classes, sizeof *order, by_depth);
+    for (int i = 0; i < n_classes && !w->failed; i++) {
+        put_object_record(w, cv, &snap->objects[order[i].pos], level);
+    }
+    free(order);
+    for (int i = 0; i < snap->num_objects && !w->failed; i++) {
+        if (snap->objects[i].kind != SEAM_HEAP_CLASS) {
+            put_object_record(w, cv, &snap->objects[i], level);
+        }
+    }
+}
+
+static bool build_heap_dump(wbuf *w, const seam_heap_snapshot *snap, const thread_set *ts, int level)
+{
+    if (level == JVMPI_DUMP_LEVEL_0) {
+        for (int i = 0; i < snap->num_objects; i++) {
+            put_u1(w, (unsigned)level0_type(&snap->objects[i]));
+            put_ptr(w, snap->objects[i].id);
+        }
+        return !w->failed;
+    }
+    class_view cv;
+    if (!class_view_init(&cv, snap)) {
+        class_view_done(&cv);
+        return false;
+    }
+    for (int i = 0; i < snap->num_roots; i++) {
+        put_root(w, ts, &snap->roots[i]);
+    }
+    put_objects(w, &cv, snap, level);
+    class_view_done(&cv);
+    return !w->failed;
+}
+
+static bool usable(const char *call, JNIEnv **env)
+{
+    if (layer_phase() != LAYER_LIVE) {
+        LOG_ERROR("%s: the heap can be dumped only while the VM is live (from JVM_INIT_DONE on)", call);
+        return false;
+    }
+    *env = seam_current_env();
+    if (*env == NULL) {
+        LOG_ERROR("%s: the calling thread is not attached to the VM", call);
+        return false;
+    }
+    return true;
+}
+
+jint heapdump_request_heap(void *arg)
+{
+    static const char call[] = "RequestEvent(HEAP_DUMP)";
+    int level = JVMPI_DUMP_LEVEL_2;
+    if (arg != NULL) {
+        level = ((JVMPI_HeapDumpArg *)arg)->heap_dump_level;
+        if (level != JVMPI_DUMP_LEVEL_0 && level != JVMPI_DUMP_LEVEL_1 && level != JVMPI_DUMP_LEVEL_2) {
+            LOG_ERROR("%s: heap_dump_level %d is not JVMPI_DUMP_LEVEL_0, _1 or _2", call, level);
+            return JVMPI_FAIL;
+        }
+    }
+    JNIEnv *env = NULL;
+    if (!usable(call, &env)) {
+        return JVMPI_FAIL;
+    }
+    /* JVMPI sent the dump with GC disabled until NotifyEvent returned: no
+     * OBJECT_FREE for an object of the dump may come before it, or while
+     * the agent is still reading it. */
+    gc_disable();
+    seam_define_loaded_classes(env);
+    /* Traces right before the walk: the frame numbers of the roots index
+     * into them, and are checked against them (frame_number). */
+    thread_set ts;
+    memset(&ts, 0, sizeof ts);
+    if (level != JVMPI_DUMP_LEVEL_0 && !threads_take(&ts)) {
+        LOG_ERROR("%s: out of memory taking the threads' traces", call);
+        threads_done(&ts);
+        gc_enable();
+        return JVMPI_FAIL;
+    }
+    seam_heap_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    seam_heap_detail detail = level == JVMPI_DUMP_LEVEL_0   ? SEAM_HEAP_IDS
+                              : level == JVMPI_DUMP_LEVEL_1 ? SEAM_HEAP_REFS
+                                                            : SEAM_HEAP_VALUES;
+    if (!seam_heap_snapshot_take(env, NULL, detail, &snap)) {
+        LOG_ERROR("%s: no heap snapshot could be taken", call);
+        threads_done(&ts);
+        gc_enable();
+        return JVMPI_FAIL;
+    }
+    wbuf w = {NULL, 0, 0, false};
+    bool built = build_heap_dump(&w, &snap, &ts, level);
+    LOG_DEBUG("%s: level %d, %d roots, %d objects, %d classes, %zu bytes", call, level, snap.num_roots,
+              snap.num_objects, snap.num_classes, w.len);
+    seam_heap_snapshot_free(&snap);
+    jint rc = JVMPI_FAIL;
+    if (!built) {
+        LOG_ERROR("%s: out of memory building the dump (%zu bytes so far)", call, w.len);
+    } else {
+        static char empty;
+        JVMPI_Event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.event_type = JVMPI_EVENT_HEAP_DUMP | JVMPI_REQUESTED_EVENT;
+        ev.u.heap_dump.dump_level = level;
+        ev.u.heap_dump.begin = w.p != NULL ? (char *)w.p : &empty;
+        ev.u.heap_dump.end = ev.u.heap_dump.begin + w.len;
+        ev.u.heap_dump.num_traces = level == JVMPI_DUMP_LEVEL_0 ? 0 : ts.count;
+        ev.u.heap_dump.traces = level == JVMPI_DUMP_LEVEL_0 || ts.count == 0 ? NULL : ts.traces;
+        events_deliver(env, &ev);
+        rc = JVMPI_SUCCESS;
+    }
+    free(w.p);
+    threads_done(&ts);
+    gc_enable();
+    return rc;
+}
+
+jint heapdump_request_object(jobjectID id)
+{
+    static const char call[] = "RequestEvent(OBJECT_DUMP)";
+    if (id == NULL) {
+        LOG_ERROR("%s: NULL object ID", call);
+        return JVMPI_FAIL;
+    }
+    JNIEnv *env = NULL;
+    if (!usable(call, &env)) {
+        return JVMPI_FAIL;
+    }
+    gc_disable();
+    seam_heap_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    if (!seam_heap_snapshot_take(env, id, SEAM_HEAP_VALUES, &snap)) {
+        LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+        gc_enable();
+        return JVMPI_FAIL;
+    }
+    wbuf w = {NULL, 0, 0, false};
+    bool built = false;
+    if (snap.num_objects != 1 || snap.objects[0].id != id) {
+        LOG_ERROR("%s: the snapshot of %p holds %d objects", call, (void *)id, snap.num_objects);
+    } else {
+        class_view cv;
+        if (class_view_init(&cv, &snap)) {
+            put_object_record(&w, &cv, &snap.objects[0], JVMPI_DUMP_LEVEL_2);
+            built = !w.failed;
+        }
+        class_view_done(&cv);
+        if (!built) {
+            LOG_ERROR("%s: out of memory building the dump of %p", call, (void *)id);
+        }
+    }
+    seam_heap_snapshot_free(&snap);
+    if (built) {
+        JVMPI_Event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.event_type = JVMPI_EVENT_OBJECT_DUMP | JVMPI_REQUESTED_EVENT;
+        /* Both views of the union: CDC read object_dump.data/data_len, HotSpot
+         * 5.0 filled heap_dump.begin/end.  data and begin share their bytes,
+         * as do data_len and dump_level. */
+        ev.u.object_dump.data_len = (jint)w.len;
+        ev.u.object_dump.data = (char *)w.p;
+        ev.u.heap_dump.end = (char *)w.p + w.len;
+        events_deliver(env, &ev);
+    }
+    free(w.p);
+    gc_enable();
+    return built ? JVMPI_SUCCESS : JVMPI_FAIL;
+}

@@ -1,0 +1,221 @@
+#include "monitordump.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "log.h"
+#include "rawmon.h"
+#include "threads.h"
+
+typedef struct {
+    unsigned char *data;
+    size_t len, cap;
+    bool failed;
+} buf_t;
+
+static void put(buf_t *b, const void *p, size_t n)
+{
+    if (b->failed) {
+        return;
+    }
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->len + n) {
+            cap *= 2;
+        }
+        unsigned char *d = realloc(b->data, cap);
+        if (d == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void put_u1(buf_t *b, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    put(b, &c, 1);
+}
+
+static void put_u4(buf_t *b, uint32_t v)
+{
+    unsigned char c[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+                          (unsigned char)v};
+    put(b, c, 4);
+}
+
+/* IDs and pointers are raw native values. */
+static void put_ptr(buf_t *b, const void *p) { put(b, &p, sizeof p); }
+
+static void put_envs(buf_t *b, jint n, JNIEnv *const *envs)
+{
+    put_u4(b, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        put_ptr(b, envs[i]);
+    }
+}
+
+/* Thread IDs -> the JNIEnv * the agent knows; unknown threads dropped. */
+static jint map_threads(jint n, const jobjectID *ids, JNIEnv **out)
+{
+    jint k = 0;
+    for (jint i = 0; i < n; i++) {
+        thread_rec *t = threads_acquire_by_id(ids[i]);
+        if (t != NULL) {
+            if (!t->internal) {
+                out[k++] = t->info.env;
+            }
+            threads_release(t);
+        }
+    }
+    return k;
+}
+
+static void put_java_monitor(buf_t *b, const seam_monitor_info *m)
+{
+    JNIEnv *owner = NULL;
+    if (m->owner != NULL) {
+        map_threads(1, &m->owner, &owner);
+    }
+    jint cap = m->n_entering > m->n_waiting ? m->n_entering : m->n_waiting;
+    JNIEnv **envs = calloc((size_t)cap + 1, sizeof *envs);
+    if (envs == NULL) {
+        b->failed = true;
+        return;
+    }
+    put_u1(b, JVMPI_MONITOR_JAVA);
+    put_ptr(b, m->object);
+    put_ptr(b, owner);
+    put_u4(b, (uint32_t)(owner != NULL || m->owner != NULL ? m->entry_count : 0));
+    put_envs(b, map_threads(m->n_entering, m->entering, envs), envs);
+    put_envs(b, map_threads(m->n_waiting, m->waiting, envs), envs);
+    free(envs);
+}
+
+typedef struct {
+    buf_t *buf;
+    char **names;     /* copies, alive until the event has been delivered */
+    int n_names, cap_names;
+} raw_ctx;
+
+static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
+{
+    raw_ctx *c = arg;
+    if (c->n_names == c->cap_names) {
+        int cap = c->cap_names ? c->cap_names * 2 : 16;
+        char **names = realloc(c->names, (size_t)cap * sizeof *names);
+        if (names == NULL) {
+            c->buf->failed = true;
+            return;
+        }
+        c->names = names;
+        c->cap_names = cap;
+    }
+    char *name = strdup(s->name != NULL ? s->name : "");
+    if (name == NULL) {
+        c->buf->failed = true;
+        return;
+    }
+    c->names[c->n_names++] = name;
+    buf_t *b = c->buf;
+    put_u1(b, JVMPI_MONITOR_RAW);
+    put_ptr(b, name);
+    put_ptr(b, s->id);
+    put_ptr(b, s->owner);
+    put_u4(b, (uint32_t)(s->owner != NULL ? s->entry_count : 0));
+    put_envs(b, s->n_entering, s->entering);
+    put_envs(b, s->n_waiting, s->waiting);
+}
+
+/* GetThreadStatus's answer for a thread in the dump: a thread blocked in
+ * one of the agent's raw monitors is in native code as far as the VM
+ * knows; a suspension the agent made through JVMPI is not shown. */
+static jint status_of(const thread_rec *t, jint vm_status)
+{
+    if (t->suspended && vm_status > 0) {
+        vm_status &= ~JVMPI_THREAD_SUSPENDED;
+    }
+    jint raw = rawmon_thread_blocked_status(t->info.env);
+    if (raw == 0) {
+        return vm_status;
+    }
+    return vm_status > 0 ? raw | (vm_status & (JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) : raw;
+}
+
+jint monitordump_request(JNIEnv *env)
+{
+    seam_monitor_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    if (env == NULL) {
+        LOG_ERROR("RequestEvent(MONITOR_DUMP): the calling thread is not attached to the VM");
+        return JVMPI_FAIL;
+    }
+    if (!seam_monitor_snapshot_take(env, MONITORDUMP_MAX_FRAMES, &snap)) {
+        return JVMPI_FAIL;
+    }
+    jint rc = JVMPI_FAIL;
+    buf_t b = {0};
+    raw_ctx raw = {&b, NULL, 0, 0};
+    JVMPI_CallTrace *traces = calloc((size_t)snap.num_threads + 1, sizeof *traces);
+    jint *status = calloc((size_t)snap.num_threads + 1, sizeof *status);
+    if (traces == NULL || status == NULL) {
+        LOG_ERROR("RequestEvent(MONITOR_DUMP): out of memory");
+        goto out;
+    }
+    jint n = 0;
+    for (int i = 0; i < snap.num_threads; i++) {
+        const seam_monitor_thread *st = &snap.threads[i];
+        thread_rec *t = threads_acquire_by_id(st->id);
+        if (t == NULL) {
+            continue;
+        }
+        if (!t->internal) {
+            traces[n].env_id = t->info.env;
+            traces[n].num_frames = st->num_frames;
+            traces[n].frames = st->frames;
+            status[n] = status_of(t, st->status);
+            n++;
+        }
+        threads_release(t);
+    }
+    for (int i = 0; i < snap.num_monitors; i++) {
+        put_java_monitor(&b, &snap.monitors[i]);
+    }
+    rawmon_for_each(put_raw_monitor, &raw);
+    if (b.failed) {
+        LOG_ERROR("RequestEvent(MONITOR_DUMP): out of memory");
+        goto out;
+    }
+    /* An empty dump still needs a begin that is not NULL. */
+    put_u1(&b, 0);
+    b.len--;
+    if (b.failed) {
+        goto out;
+    }
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_MONITOR_DUMP | JVMPI_REQUESTED_EVENT;
+    ev.u.monitor_dump.begin = (char *)b.data;
+    ev.u.monitor_dump.end = (char *)b.data + b.len;
+    ev.u.monitor_dump.num_traces = n;
+    ev.u.monitor_dump.traces = traces;
+    ev.u.monitor_dump.threads_status = status;
+    events_deliver(env, &ev);
+    rc = JVMPI_SUCCESS;
+out:
+    for (int i = 0; i < raw.n_names; i++) {
+        free(raw.names[i]);
+    }
+    free(raw.names);
+    free(b.data);
+    free(traces);
+    free(status);
+    seam_monitor_snapshot_free(&snap);
+    return rc;
+}

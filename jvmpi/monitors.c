@@ -1,0 +1,202 @@
+#include "monitors.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <uthash.h>
+
+#include "dispatch.h"
+#include "events.h"
+#include "layer.h"
+#include "log.h"
+#include "threads.h"
+#include "tls.h"
+
+typedef struct {
+    jobjectID object;
+    int blocked;        /* threads between their contended enter and entered */
+    JNIEnv *owes_exit;  /* the env_id of the thread that will leave with waiters queued */
+    UT_hash_handle hh;
+} mon_state;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static mon_state *table;
+
+/* When the calling thread's current wait or sleep began (for WAITED). */
+static TLS_FAST struct timespec wait_began;
+
+static bool exits_wanted(void) { return events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT); }
+
+/* Called with lock held. */
+static mon_state *state_of(jobjectID object, bool create)
+{
+    mon_state *m = NULL;
+    HASH_FIND_PTR(table, &object, m);
+    if (m == NULL && create) {
+        m = calloc(1, sizeof *m);
+        if (m != NULL) {
+            m->object = object;
+            HASH_ADD_PTR(table, object, m);
+        }
+    }
+    return m;
+}
+
+/* Called with lock held. */
+static void drop_if_idle(mon_state *m)
+{
+    if (m != NULL && m->blocked == 0 && m->owes_exit == NULL) {
+        HASH_DEL(table, m);
+        free(m);
+    }
+}
+
+/* The JNIEnv * the agent knows the thread with this ID by; NULL if none. */
+static JNIEnv *env_of_thread(jobjectID thread_id)
+{
+    thread_rec *t = threads_acquire_by_id(thread_id);
+    if (t == NULL) {
+        return NULL;
+    }
+    JNIEnv *env = t->internal ? NULL : t->info.env;
+    threads_release(t);
+    return env;
+}
+
+void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id)
+{
+    if (!layer_is_live() || obj_id == NULL) {
+        return;
+    }
+    if (exits_wanted()) {
+        JNIEnv *me = threads_event_env(env);
+        pthread_mutex_lock(&lock);
+        mon_state *m = state_of(obj_id, true);
+        bool ask_owner = m != NULL && m->blocked == 0 && m->owes_exit == NULL;
+        pthread_mutex_unlock(&lock);
+        /* Only the first blocked thread needs the owner: with threads already
+         * blocked, the owner is the one already owing an exit (or one that
+         * barged in, which the layer cannot see anyway). */
+        JNIEnv *owner = NULL;
+        if (ask_owner) {
+            jobjectID owner_id = seam_monitor_owner(env, object);
+            owner = owner_id != NULL ? env_of_thread(owner_id) : NULL;
+        }
+        pthread_mutex_lock(&lock);
+        m = state_of(obj_id, true);
+        if (m != NULL) {
+            if (m->owes_exit == NULL && owner != NULL && owner != me) {
+                m->owes_exit = owner;
+            }
+            m->blocked++;
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    if (events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_ENTER)) {
+        dispatch_monitor(env, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, obj_id);
+    }
+}
+
+void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
+{
+    if (!layer_is_live() || obj_id == NULL) {
+        return;
+    }
+    JNIEnv *left = NULL;
+    if (exits_wanted()) {
+        JNIEnv *me = threads_event_env(env);
+        pthread_mutex_lock(&lock);
+        mon_state *m = state_of(obj_id, false);
+        if (m != NULL) {
+            left = m->owes_exit;
+            m->owes_exit = NULL;
+            if (m->blocked > 0) {
+                m->blocked--;
+            }
+            if (m->blocked > 0) {
+                m->owes_exit = me; /* it will leave with those still queued */
+            }
+            drop_if_idle(m);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    if (left != NULL && events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT)) {
+        dispatch_monitor_exit_as(left, obj_id);
+    }
+    if (events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_ENTERED)) {
+        dispatch_monitor(env, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, obj_id);
+    }
+}
+
+void layer_monitor_wait(JNIEnv *env, jobjectID obj_id, jlong timeout_ms)
+{
+    if (!layer_is_live()) {
+        return;
+    }
+    if (obj_id != NULL && exits_wanted()) {
+        JNIEnv *me = threads_event_env(env);
+        pthread_mutex_lock(&lock);
+        mon_state *m = state_of(obj_id, false);
+        if (m != NULL && m->owes_exit == me) {
+            m->owes_exit = NULL;
+            drop_if_idle(m);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &wait_began);
+    if (events_enabled(JVMPI_EVENT_MONITOR_WAIT)) {
+        dispatch_monitor_wait(env, JVMPI_EVENT_MONITOR_WAIT, obj_id, timeout_ms < 0 ? 0 : timeout_ms);
+    }
+}
+
+void layer_monitor_waited(JNIEnv *env, jobjectID obj_id, bool timed_out)
+{
+    if (!layer_is_live()) {
+        return;
+    }
+    if (obj_id != NULL && exits_wanted()) {
+        JNIEnv *me = threads_event_env(env);
+        pthread_mutex_lock(&lock);
+        mon_state *m = state_of(obj_id, false);
+        if (m != NULL && m->blocked > 0 && m->owes_exit == NULL) {
+            m->owes_exit = me; /* owns it again, with threads queued */
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    if (events_enabled(JVMPI_EVENT_MONITOR_WAITED)) {
+        /* The spec: "the number of milliseconds the thread waited". */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        jlong ms = 0;
+        if (wait_began.tv_sec != 0 || wait_began.tv_nsec != 0) {
+            ms = (jlong)(now.tv_sec - wait_began.tv_sec) * 1000 + (now.tv_nsec - wait_began.tv_nsec) / 1000000;
+        }
+        dispatch_monitor_wait(env, JVMPI_EVENT_MONITOR_WAITED, obj_id, ms < 0 ? 0 : ms);
+    }
+    wait_began.tv_sec = 0;
+    wait_began.tv_nsec = 0;
+}
+
+bool layer_sleep_events_wanted(void)
+{
+    return events_enabled(JVMPI_EVENT_MONITOR_WAIT) || events_enabled(JVMPI_EVENT_MONITOR_WAITED);
+}
+
+int monitors_tracked(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = (int)HASH_COUNT(table);
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void monitors_reset(void)
+{
+    mon_state *m, *tmp;
+    pthread_mutex_lock(&lock);
+    HASH_ITER(hh, table, m, tmp) {
+        HASH_DEL(table, m);
+        free(m);
+    }
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,314 @@
+/*
+ * methods.c - the JVM TI side of method events, compiled code and
+ * instruction steps: MethodEntry/MethodExit, CompiledMethodLoad/Unload (and
+ * their replay through GenerateEvents), SingleStep, and the capabilities
+ * they need.
+ *
+ * Capabilities: HotSpot (17 and 25) grants method entry/exit, single step
+ * and local variable access only in the OnLoad phase, and -Xrun agents run
+ * JVM_OnLoad in the live phase, so those four are taken up front
+ * (bk_methods_onload_caps).  Compiled method events and bytecodes are
+ * granted in the live phase too: they are added when first needed.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+#include <jvmticmlr.h> /* needs jni.h first */
+
+#define ACC_STATIC 0x0008
+
+static _Atomic bool want_receiver;
+/* A replay asked for before the live phase, done after VM init. */
+static _Atomic bool replay_pending;
+
+void bk_methods_onload_caps(jvmtiCapabilities *caps)
+{
+    caps->can_generate_method_entry_events = 1;
+    caps->can_generate_method_exit_events = 1;
+    caps->can_generate_single_step_events = 1;
+    /* Only for METHOD_ENTRY2's receiver (GetLocalInstance). */
+    caps->can_access_local_variables = 1;
+}
+
+static bool add_live_caps(bool compiled, bool bytecodes)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static bool have_compiled, have_bytecodes;
+    bool ok = true;
+    pthread_mutex_lock(&lock);
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    bool need = false;
+    if (compiled && !have_compiled) {
+        caps.can_generate_compiled_method_load_events = 1;
+        need = true;
+    }
+    if (bytecodes && !have_bytecodes) {
+        caps.can_get_bytecodes = 1;
+        need = true;
+    }
+    if (need) {
+        ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps));
+        if (ok) {
+            have_compiled = have_compiled || compiled;
+            have_bytecodes = have_bytecodes || bytecodes;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+static bool set_event(jvmtiEvent event, bool on)
+{
+    return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
+}
+
+bool bk_methods_source_set(seam_source source, bool on)
+{
+    switch (source) {
+    case SEAM_SRC_METHOD_ENTRY:
+        return set_event(JVMTI_EVENT_METHOD_ENTRY, on);
+    case SEAM_SRC_METHOD_RECEIVER:
+        atomic_store(&want_receiver, on);
+        return true;
+    case SEAM_SRC_METHOD_EXIT:
+        return set_event(JVMTI_EVENT_METHOD_EXIT, on);
+    case SEAM_SRC_COMPILED_LOAD:
+        return (!on || add_live_caps(true, false)) && set_event(JVMTI_EVENT_COMPILED_METHOD_LOAD, on);
+    case SEAM_SRC_COMPILED_UNLOAD:
+        return (!on || add_live_caps(true, false)) && set_event(JVMTI_EVENT_COMPILED_METHOD_UNLOAD, on);
+    case SEAM_SRC_SINGLE_STEP: {
+        if (on && !add_live_caps(false, true)) {
+            return false;
+        }
+        bool ok = set_event(JVMTI_EVENT_SINGLE_STEP, on);
+        if (ok) {
+            layer_single_step_switched(on);
+        }
+        return ok;
+    }
+    default:
+        return false;
+    }
+}
+
+/* ---- method entry and exit ------------------------------------------------ */
+
+static jobjectID receiver_id(JNIEnv *env, jthread thread, jmethodID method)
+{
+    jint mods = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodModifiers, method, &mods)) || (mods & ACC_STATIC)) {
+        return NULL;
+    }
+    jobject obj = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLocalInstance, thread, 0, &obj)) || obj == NULL) {
+        return NULL;
+    }
+    jobjectID id = seam_id_from_object(env, obj);
+    (*env)->DeleteLocalRef(env, obj);
+    return id;
+}
+
+void JNICALL bk_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
+{
+    BEGIN_CALLBACK();
+    jobjectID receiver = NULL;
+    if (atomic_load_explicit(&want_receiver, memory_order_relaxed)) {
+        receiver = receiver_id(env, thread, method);
+    }
+    layer_method_entry(env, method, receiver);
+    END_CALLBACK();
+}
+
+void JNICALL bk_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                               jboolean by_exception, jvalue value)
+{
+    BEGIN_CALLBACK();
+    layer_method_exit(env, method);
+    END_CALLBACK();
+}
+
+/* ---- instructions ----------------------------------------------------------- */
+
+void JNICALL bk_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
+{
+    BEGIN_CALLBACK();
+    layer_single_step(env, method, (jint)location);
+    END_CALLBACK();
+}
+
+unsigned char *seam_method_bytecodes(jmethodID method, jint *len)
+{
+    jint n = 0;
+    unsigned char *code = NULL;
+    *len = 0;
+    if (!add_live_caps(false, true) || !JVMTI_OK(JVMTI_TRY(bk.jvmti, GetBytecodes, method, &n, &code))) {
+        return NULL;
+    }
+    unsigned char *copy = n > 0 ? malloc((size_t)n) : NULL;
+    if (copy != NULL) {
+        memcpy(copy, code, (size_t)n);
+        *len = n;
+    }
+    bk_deallocate(code);
+    return copy;
+}
+
+/* ---- compiled code -------------------------------------------------------------- */
+
+typedef struct {
+    jint offset;
+    jint bci;
+} pc_bci;
+
+static int by_offset(const void *a, const void *b)
+{
+    const pc_bci *x = a, *y = b;
+    return x->offset != y->offset ? (x->offset < y->offset ? -1 : 1) : 0;
+}
+
+/* The source line of a bytecode index: the entry with the greatest start
+ * at or before it (the table is not sorted). */
+static jint line_of(const jvmtiLineNumberEntry *t, jint n, jint bci)
+{
+    jint best = -1;
+    jlocation best_start = -1;
+    for (jint i = 0; i < n; i++) {
+        if (t[i].start_location <= bci && t[i].start_location > best_start) {
+            best_start = t[i].start_location;
+            best = t[i].line_number;
+        }
+    }
+    return best;
+}
+
+/* pc -> bytecode index of the compiled method itself (not of what was
+ * inlined into it): the map HotSpot passes already walks each pc's scope
+ * out to the compiled method; without a map the inline records say the same
+ * in their outermost frame. */
+static pc_bci *pc_map(jmethodID method, const void *code_addr, jint code_size, jint map_length,
+                      const jvmtiAddrLocationMap *map, const void *compile_info, jint *count)
+{
+    const char *base = code_addr;
+    jint cap = map_length, n = 0;
+    if (map_length <= 0 || map == NULL) {
+        cap = 0;
+        for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h != NULL; h = h->next) {
+            if (h->kind == JVMTI_CMLR_INLINE_INFO) {
+                cap += ((const jvmtiCompiledMethodLoadInlineRecord *)h)->numpcs;
+            }
+        }
+    }
+    pc_bci *out = cap > 0 ? malloc(sizeof *out * (size_t)cap) : NULL;
+    if (out == NULL) {
+        *count = 0;
+        return NULL;
+    }
+    if (map_length > 0 && map != NULL) {
+        for (jint i = 0; i < map_length; i++) {
+            long off = (const char *)map[i].start_address - base;
+            if (off >= 0 && off < code_size && map[i].location >= 0) {
+                out[n++] = (pc_bci){(jint)off, (jint)map[i].location};
+            }
+        }
+    } else {
+        for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h != NULL; h = h->next) {
+            if (h->kind != JVMTI_CMLR_INLINE_INFO) {
+                continue;
+            }
+            const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
+            for (jint i = 0; i < r->numpcs; i++) {
+                const PCStackInfo *pc = &r->pcinfo[i];
+                long off = (const char *)pc->pc - base;
+                jint top = pc->numstackframes - 1;
+                if (top >= 0 && pc->methods[top] == method && pc->bcis[top] >= 0 && off >= 0 && off < code_size) {
+                    out[n++] = (pc_bci){(jint)off, pc->bcis[top]};
+                }
+            }
+        }
+    }
+    qsort(out, (size_t)n, sizeof *out, by_offset);
+    *count = n;
+    return out;
+}
+
+/* JVMPI wants code offset -> source line; runs of one line are folded into
+ * their first offset, which keeps "last entry at or before a pc" lookups
+ * exact. */
+static JVMPI_Lineno *line_table(jmethodID method, const void *code_addr, jint code_size, jint map_length,
+                                const jvmtiAddrLocationMap *map, const void *compile_info, jint *count)
+{
+    *count = 0;
+    jint nlines = 0;
+    jvmtiLineNumberEntry *lines = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLineNumberTable, method, &nlines, &lines))) {
+        return NULL;
+    }
+    jint npc = 0;
+    pc_bci *pcs = pc_map(method, code_addr, code_size, map_length, map, compile_info, &npc);
+    JVMPI_Lineno *out = malloc(sizeof *out * (size_t)(npc + 1));
+    jint n = 0;
+    for (jint i = 0; out != NULL && i < npc; i++) {
+        jint line = line_of(lines, nlines, pcs[i].bci);
+        if (line < 0 || (n > 0 && (out[n - 1].lineno == line || out[n - 1].offset == pcs[i].offset))) {
+            continue;
+        }
+        out[n].offset = pcs[i].offset;
+        out[n].lineno = line;
+        n++;
+    }
+    /* HotSpot maps pcs to bytecodes only at safepoints unless compiled
+     * method events were on during the compilation (or the VM runs with
+     * -XX:+DebugNonSafepoints): a method compiled earlier may have no entry
+     * at all.  Its code starts where its first bytecode does. */
+    if (out != NULL && n == 0 && line_of(lines, nlines, 0) >= 0) {
+        out[0].offset = 0;
+        out[0].lineno = line_of(lines, nlines, 0);
+        n = 1;
+    }
+    free(pcs);
+    bk_deallocate(lines);
+    *count = n;
+    return out;
+}
+
+void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+                                        jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+    BEGIN_CALLBACK();
+    jint n = 0;
+    JVMPI_Lineno *lines = line_table(method, code_addr, code_size, map_length, map, compile_info, &n);
+    layer_compiled_method_load(seam_current_env(), method, code_addr, code_size, n, lines);
+    free(lines);
+    END_CALLBACK();
+}
+
+void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+    BEGIN_CALLBACK();
+    layer_compiled_method_unload(seam_current_env(), method);
+    END_CALLBACK();
+}
+
+void seam_compiled_methods_replay(void)
+{
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    JVMTI_CALL(bk.jvmti, GetPhase, &phase);
+    if (phase != JVMTI_PHASE_LIVE) {
+        atomic_store(&replay_pending, true);
+        return;
+    }
+    if (add_live_caps(true, false)) {
+        JVMTI_CALL(bk.jvmti, GenerateEvents, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+    }
+}
+
+void bk_methods_vm_init(void)
+{
+    if (atomic_exchange(&replay_pending, false)) {
+        seam_compiled_methods_replay();
+    }
+}

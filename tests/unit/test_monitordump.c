@@ -1,0 +1,272 @@
+/*
+ * test_monitordump.c - RequestEvent(MONITOR_DUMP) (jvmpi/monitordump.c)
+ * driven through the fake backend: the bytes of the dump buffer against the
+ * record layout of jvmpi-abi-facts.md ("Dump buffer encoding"), built here
+ * independently, the traces and statuses, threads the agent does not know,
+ * raw monitors, failures.
+ */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "events.h"
+#include "fake_backend.h"
+#include "interface.h"
+#include "layer.h"
+#include "rawmon.h"
+#include "threads.h"
+
+static char env_tokens[32];
+#define ENV(i) ((JNIEnv *)(void *)&env_tokens[(i)])
+#define THREAD_ID(i) seam_id_from_tag(0x200000 + (int64_t)(i) * 8)
+#define OBJ_ID(i) seam_id_from_tag(0x300000 + (int64_t)(i) * 8)
+
+static JVMPI_Interface *pi;
+
+/* what the handler saw */
+static int n_dumps;
+static jint dump_type;
+static JNIEnv *dump_env;
+static unsigned char dump_bytes[4096];
+static size_t dump_len;
+static bool begin_null;
+static jint n_traces;
+static JVMPI_CallTrace traces[16];
+static JVMPI_CallFrame frames[16][4];
+static jint statuses[16];
+static char raw_name_seen[64];
+
+static void record(JVMPI_Event *ev)
+{
+    if ((ev->event_type & ~JVMPI_REQUESTED_EVENT) != JVMPI_EVENT_MONITOR_DUMP) {
+        return;
+    }
+    n_dumps++;
+    dump_type = ev->event_type;
+    dump_env = ev->env_id;
+    begin_null = ev->u.monitor_dump.begin == NULL;
+    dump_len = (size_t)(ev->u.monitor_dump.end - ev->u.monitor_dump.begin);
+    ck_assert_uint_le(dump_len, sizeof dump_bytes);
+    if (dump_len > 0) {
+        memcpy(dump_bytes, ev->u.monitor_dump.begin, dump_len);
+    }
+    n_traces = ev->u.monitor_dump.num_traces;
+    ck_assert_int_le(n_traces, 16);
+    for (jint i = 0; i < n_traces; i++) {
+        traces[i] = ev->u.monitor_dump.traces[i];
+        ck_assert_int_le(traces[i].num_frames, 4);
+        memcpy(frames[i], traces[i].frames, (size_t)traces[i].num_frames * sizeof(JVMPI_CallFrame));
+        statuses[i] = ev->u.monitor_dump.threads_status[i];
+    }
+    /* The raw monitor's name must be readable during the event. */
+    raw_name_seen[0] = 0;
+    for (size_t off = 0; off < dump_len;) {
+        unsigned kind = dump_bytes[off];
+        if (kind != JVMPI_MONITOR_RAW) {
+            break; /* Java records come first; the name check only needs the first raw one */
+        }
+        char *name;
+        memcpy(&name, dump_bytes + off + 1, sizeof name);
+        snprintf(raw_name_seen, sizeof raw_name_seen, "%s", name);
+        break;
+    }
+}
+
+/* ---- the expected bytes, built the way the facts file says ------------- */
+
+typedef struct {
+    unsigned char b[4096];
+    size_t n;
+} exp_buf;
+
+static void e_u1(exp_buf *e, unsigned v) { e->b[e->n++] = (unsigned char)v; }
+static void e_u4(exp_buf *e, uint32_t v)
+{
+    uint32_t be = htonl(v);
+    memcpy(e->b + e->n, &be, 4);
+    e->n += 4;
+}
+static void e_ptr(exp_buf *e, const void *p)
+{
+    memcpy(e->b + e->n, &p, sizeof p);
+    e->n += sizeof p;
+}
+
+static void setup(void)
+{
+    unsetenv("JVMPI_LAYER_OPTIONS");
+    layer_reset();
+    fake_reset();
+    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
+    pi = interface_table();
+    pi->NotifyEvent = record;
+    n_dumps = 0;
+    memset(dump_bytes, 0, sizeof dump_bytes);
+    fake_set_thread_env(ENV(0));
+    /* main last: fake_thread makes the calling thread the one registered */
+    fake_thread(ENV(1), THREAD_ID(1), "blocked");
+    fake_thread(ENV(2), THREAD_ID(2), "waiting");
+    fake_thread(ENV(0), THREAD_ID(0), "main");
+    layer_vm_init(ENV(0));
+    ck_assert(layer_is_live());
+}
+
+static void teardown(void) { layer_reset(); }
+
+static JVMPI_CallFrame some_frames[3] = {{11, (jmethodID)0x11}, {-3, (jmethodID)0x22}, {33, (jmethodID)0x33}};
+
+START_TEST(test_java_monitor_record)
+{
+    /* main owns OBJ 1 twice, thread 1 blocked entering, thread 2 waiting;
+     * OBJ 2 unowned, thread 2's id also listed where unknown ids are dropped. */
+    jobjectID entering1[] = {THREAD_ID(1)};
+    jobjectID waiting1[] = {THREAD_ID(2)};
+    jobjectID entering2[] = {THREAD_ID(7), THREAD_ID(1)}; /* 7: no such thread */
+    seam_monitor_info mons[2] = {
+        {OBJ_ID(1), THREAD_ID(0), 2, 1, entering1, 1, waiting1},
+        {OBJ_ID(2), NULL, 0, 2, entering2, 0, NULL},
+    };
+    seam_monitor_thread ths[4] = {
+        {THREAD_ID(0), JVMPI_THREAD_RUNNABLE, 3, some_frames},
+        {THREAD_ID(1), JVMPI_THREAD_MONITOR_WAIT, 1, some_frames + 1},
+        {THREAD_ID(9), JVMPI_THREAD_RUNNABLE, 0, NULL}, /* unknown to the agent: left out */
+        {THREAD_ID(2), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_INTERRUPTED, 0, NULL},
+    };
+    fake.monitor_snapshot = (seam_monitor_snapshot){2, mons, 4, ths, NULL};
+
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_int_eq(dump_type, JVMPI_EVENT_MONITOR_DUMP | JVMPI_REQUESTED_EVENT);
+    ck_assert_ptr_eq(dump_env, ENV(0));
+    ck_assert_int_eq(fake.monitor_snapshot_calls, 1);
+    ck_assert_int_eq(fake.monitor_snapshot_frees, 1);
+    ck_assert_int_ge(fake.monitor_snapshot_max_frames, 1);
+
+    exp_buf e = {.n = 0};
+    e_u1(&e, JVMPI_MONITOR_JAVA);
+    e_ptr(&e, OBJ_ID(1));
+    e_ptr(&e, ENV(0));
+    e_u4(&e, 2);
+    e_u4(&e, 1);
+    e_ptr(&e, ENV(1));
+    e_u4(&e, 1);
+    e_ptr(&e, ENV(2));
+    e_u1(&e, JVMPI_MONITOR_JAVA);
+    e_ptr(&e, OBJ_ID(2));
+    e_ptr(&e, NULL);
+    e_u4(&e, 0);
+    e_u4(&e, 1);
+    e_ptr(&e, ENV(1));
+    e_u4(&e, 0);
+    ck_assert_uint_eq(dump_len, e.n);
+    ck_assert_int_eq(memcmp(dump_bytes, e.b, e.n), 0);
+
+    ck_assert_int_eq(n_traces, 3);
+    ck_assert_ptr_eq(traces[0].env_id, ENV(0));
+    ck_assert_int_eq(traces[0].num_frames, 3);
+    ck_assert_int_eq(frames[0][1].lineno, -3);
+    ck_assert_ptr_eq(frames[0][2].method_id, (jmethodID)0x33);
+    ck_assert_ptr_eq(traces[1].env_id, ENV(1));
+    ck_assert_int_eq(traces[1].num_frames, 1);
+    ck_assert_ptr_eq(traces[2].env_id, ENV(2));
+    ck_assert_int_eq(traces[2].num_frames, 0);
+    ck_assert_int_eq(statuses[0], JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(statuses[1], JVMPI_THREAD_MONITOR_WAIT);
+    ck_assert_int_eq(statuses[2], JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_INTERRUPTED);
+}
+END_TEST
+
+START_TEST(test_raw_monitor_record)
+{
+    /* No Java monitors; one raw monitor owned twice by the calling thread. */
+    fake.monitor_snapshot = (seam_monitor_snapshot){0, NULL, 0, NULL, NULL};
+    JVMPI_RawMonitor m = pi->RawMonitorCreate("agent lock");
+    ck_assert_ptr_nonnull(m);
+    pi->RawMonitorEnter(m);
+    pi->RawMonitorEnter(m);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_str_eq(raw_name_seen, "agent lock");
+    size_t ptr = sizeof(void *);
+    ck_assert_uint_eq(dump_len, 1 + ptr * 3 + 4 * 3);
+    ck_assert_uint_eq(dump_bytes[0], JVMPI_MONITOR_RAW);
+    JVMPI_RawMonitor id;
+    JNIEnv *owner;
+    memcpy(&id, dump_bytes + 1 + ptr, ptr);
+    memcpy(&owner, dump_bytes + 1 + 2 * ptr, ptr);
+    ck_assert_ptr_eq(id, m);
+    ck_assert_ptr_eq(owner, ENV(0));
+    uint32_t v[3];
+    memcpy(v, dump_bytes + 1 + 3 * ptr, 12);
+    ck_assert_uint_eq(ntohl(v[0]), 2);
+    ck_assert_uint_eq(ntohl(v[1]), 0);
+    ck_assert_uint_eq(ntohl(v[2]), 0);
+    pi->RawMonitorExit(m);
+    pi->RawMonitorExit(m);
+    pi->RawMonitorDestroy(m);
+}
+END_TEST
+
+START_TEST(test_empty_dump)
+{
+    fake.monitor_snapshot = (seam_monitor_snapshot){0, NULL, 0, NULL, NULL};
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_uint_eq(dump_len, 0);
+    ck_assert(!begin_null);
+    ck_assert_int_eq(n_traces, 0);
+}
+END_TEST
+
+START_TEST(test_snapshot_failure)
+{
+    fake.monitor_snapshot_fails = true;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_FAIL);
+    ck_assert_int_eq(n_dumps, 0);
+}
+END_TEST
+
+START_TEST(test_not_enableable)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->DisableEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_NOT_AVAILABLE);
+}
+END_TEST
+
+START_TEST(test_suspended_by_agent_is_hidden)
+{
+    seam_monitor_thread ths[1] = {{THREAD_ID(1), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED, 0, NULL}};
+    fake.monitor_snapshot = (seam_monitor_snapshot){0, NULL, 1, ths, NULL};
+    pi->SuspendThread(ENV(1));
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_traces, 1);
+    ck_assert_int_eq(statuses[0], JVMPI_THREAD_MONITOR_WAIT);
+}
+END_TEST
+
+static Suite *monitordump_suite(void)
+{
+    Suite *s = suite_create("monitordump");
+    TCase *tc = tcase_create("dump");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_java_monitor_record);
+    tcase_add_test(tc, test_raw_monitor_record);
+    tcase_add_test(tc, test_empty_dump);
+    tcase_add_test(tc, test_snapshot_failure);
+    tcase_add_test(tc, test_not_enableable);
+    tcase_add_test(tc, test_suspended_by_agent_is_hidden);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(monitordump_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
