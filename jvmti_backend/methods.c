@@ -6,7 +6,7 @@
  *
  * Capabilities: HotSpot (17 and 25) grants method entry/exit, single step
  * and local variable access only in the OnLoad phase, and -Xrun agents run
- * JVM_OnLoad in the live phase, so those four are taken up front
+ * JVM_OnLoad after the OnLoad phase (in the start phase), so those four are taken up front
  * (bk_methods_onload_caps).  Compiled method events and bytecodes are
  * granted in the live phase too: they are added when first needed.
  */
