@@ -13,6 +13,24 @@
  * their concurrent cycles) are not held longer than this. */
 #define STRAY_FREES_MS 500
 
+/* The frees of a collection come after it, in one burst on the VM's Service
+ * Thread.  A window waits for that burst: for its first free up to a limit,
+ * then until none came for a quiet spell, which must outlast the times the
+ * posting thread is descheduled on a busy machine.  RunGC waits longer, as
+ * its caller counts on seeing that collection's frees.  Frees that come
+ * later are the next window's.  (Asking JVM TI to post them itself, by
+ * switching ObjectFree, deadlocks JDK 17 when the Service Thread posts at the
+ * same time: it waits for the other poster without a safepoint check, while
+ * that one waits for a safepoint.) */
+typedef struct {
+    long first_free_ms, quiet_ms;
+} settle_times;
+static const settle_times after_collection = {20, 10};
+static const settle_times after_run_gc = {30, 50};
+#define SETTLE_MAX_MS 10000 /* only if frees never stop coming */
+
+static _Atomic unsigned long frees_seen;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
 
@@ -49,6 +67,7 @@ void gc_object_freed(int64_t tag)
         return; /* a class: CLASS_UNLOAD tells of it */
     }
     ids_forget(tag);
+    atomic_fetch_add_explicit(&frees_seen, 1, memory_order_relaxed);
     if (!events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
         return;
     }
@@ -149,6 +168,36 @@ long gc_window_wait_ms(void)
     return ms;
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void wait_for_frees_to_settle(const settle_times *t)
+{
+    struct timespec start, last_change, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    last_change = start;
+    unsigned long seen = atomic_load(&frees_seen);
+    bool any = false;
+    for (;;) {
+        sleep_ms(1);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        unsigned long n = atomic_load(&frees_seen);
+        if (n != seen) {
+            seen = n;
+            any = true;
+            last_change = now;
+        }
+        if (ms_since(&start) >= SETTLE_MAX_MS ||
+            (any ? ms_since(&last_change) >= t->quiet_ms : ms_since(&start) >= t->first_free_ms)) {
+            LOG_DEBUG("GC window: waited %ld ms for frees (%s)", ms_since(&start), any ? "they stopped" : "none came");
+            return;
+        }
+    }
+}
+
 static void deliver_free(JNIEnv *env, int64_t tag)
 {
     JVMPI_Event ev;
@@ -172,7 +221,7 @@ static void deliver_finish(JNIEnv *env)
  * with nothing queued (RunGC ran a collection). */
 static void deliver_window(JNIEnv *env, bool forced)
 {
-    long target;
+    long target, served_before;
     {
         pthread_mutex_lock(&lock);
         while (window_busy) {
@@ -185,10 +234,16 @@ static void deliver_window(JNIEnv *env, bool forced)
         window_busy = true;
         window_owner = pthread_self();
         target = collections_finished;
+        served_before = collections_served;
         pthread_mutex_unlock(&lock);
     }
-    /* Frees JVM TI still holds for the collections so far belong here. */
-    seam_flush_object_frees();
+    if (forced) {
+        /* RunGC made JVM TI post what no thread was posting; another thread
+         * may still be posting a batch it took before. */
+        wait_for_frees_to_settle(&after_run_gc);
+    } else if (target != served_before) {
+        wait_for_frees_to_settle(&after_collection);
+    }
     int64_t *frees;
     size_t n;
     {
@@ -229,6 +284,8 @@ void gc_deliver_due(JNIEnv *env) { deliver_window(env, false); }
 
 void gc_run(JNIEnv *env)
 {
+    /* JVM TI may post the frees of this collection a second or more after
+     * it: they are made to come now, so that its window has them. */
     bool nested;
     {
         pthread_mutex_lock(&lock);
@@ -236,6 +293,7 @@ void gc_run(JNIEnv *env)
         pthread_mutex_unlock(&lock);
     }
     seam_force_gc();
+    seam_post_pending_frees(env);
     if (nested) {
         /* RunGC from a GC_START/OBJECT_FREE/GC_FINISH handler: this
          * collection's frees follow in the next window. */

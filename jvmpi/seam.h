@@ -157,9 +157,10 @@ void seam_force_gc(void);
 
 /* ---- heap (OBJECT_ALLOC, OBJECT_FREE, GC) ------------------------------ */
 
-/* Makes JVM TI post, before returning, the ObjectFree of every tagged
- * object the collections so far found dead.  Not in a GC callback. */
-void seam_flush_object_frees(void);
+/* Makes JVM TI post, on this thread and before returning, the ObjectFree of
+ * every tagged object the collections so far found dead that no other
+ * thread is posting already.  Costs a pass over the heap: for RunGC only. */
+void seam_post_pending_frees(JNIEnv *env);
 
 /* Heap capacity in bytes (GC_FINISH total_object_space), -1 unknown. */
 jlong seam_heap_capacity(JNIEnv *env);

@@ -18,6 +18,7 @@ static TLS_FAST bool alloc_quiet;
 
 void bk_alloc_quiet(bool quiet) { alloc_quiet = quiet; }
 
+static jclass void_class;             /* global ref: a class with no instances */
 static jfieldID component_type_field; /* java.lang.Class.componentType */
 static jlong class_class_tag;          /* java.lang.Class's class ID */
 static jclass runtime_class;          /* global ref */
@@ -42,9 +43,14 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     if (component_type_field == NULL) {
         LOG_WARN("java.lang.Class has no componentType field: arrays of references carry no element class");
     }
+    jclass v = (*env)->FindClass(env, "java/lang/Void");
+    if (v != NULL) {
+        void_class = bk_new_global_ref(env, v);
+        (*env)->DeleteLocalRef(env, v);
+    }
     jclass rt = (*env)->FindClass(env, "java/lang/Runtime");
     if (rt != NULL) {
-        runtime_class = (*env)->NewGlobalRef(env, rt);
+        runtime_class = bk_new_global_ref(env, rt);
         get_runtime = (*env)->GetStaticMethodID(env, rt, "getRuntime", "()Ljava/lang/Runtime;");
         total_memory = (*env)->GetMethodID(env, rt, "totalMemory", "()J");
         (*env)->DeleteLocalRef(env, rt);
@@ -527,12 +533,25 @@ void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti)
     END_CALLBACK();
 }
 
-void seam_flush_object_frees(void)
+static jint JNICALL no_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
-    /* Since JDK 16, switching ObjectFree (even on again) makes the VM post
-     * the frees its tag map still holds, on this thread, before returning;
-     * it also waits for another thread that is posting them. */
-    JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+    return JVMTI_VISIT_ABORT;
+}
+
+void seam_post_pending_frees(JNIEnv *env)
+{
+    /* A heap iteration takes the dead entries out of the tag map at its
+     * safepoint and posts them from this thread afterwards; it does not
+     * wait for (or block) the Service Thread, which may be posting others
+     * meanwhile.  Asking for java.lang.Void's instances (there are none)
+     * keeps the pass itself cheap. */
+    if (void_class == NULL) {
+        return;
+    }
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = no_object;
+    JVMTI_CALL(bk.jvmti, IterateThroughHeap, 0, void_class, &cb, NULL);
 }
 
 jlong seam_heap_capacity(JNIEnv *env)

@@ -206,6 +206,7 @@ void seam_vm_free(void *p)
     fake.vm_frees++;
     free(p);
 }
+
 void seam_force_gc(void)
 {
     fake.gc_calls++;
@@ -214,13 +215,7 @@ void seam_force_gc(void)
     }
 }
 
-void seam_flush_object_frees(void)
-{
-    fake.flush_calls++;
-    if (fake.on_flush != NULL) {
-        fake.on_flush();
-    }
-}
+void seam_post_pending_frees(JNIEnv *env) { fake.post_pending_calls++; }
 
 jlong seam_heap_capacity(JNIEnv *env) { return fake.heap_capacity; }
 

@@ -45,11 +45,10 @@ typedef struct {
     void (*on_define_loaded)(JNIEnv *env);
 
     /* heap (issue 3) */
-    int flush_calls;                     /* seam_flush_object_frees calls */
-    /* seam_flush_object_frees / seam_force_gc run these, e.g. to post frees
-     * through layer_object_freed as JVM TI would. */
-    void (*on_flush)(void);
+    /* seam_force_gc runs this, e.g. to post a collection and its frees
+     * through layer_gc_* and layer_object_freed as JVM TI would. */
     void (*on_force_gc)(void);
+    int post_pending_calls;              /* seam_post_pending_frees calls */
     jlong heap_capacity;                 /* seam_heap_capacity() */
     /* seam_object_info_of answers from here: the object whose id matches */
     seam_object_info objects[8];

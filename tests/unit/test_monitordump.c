@@ -58,7 +58,9 @@ static void record(JVMPI_Event *ev)
     for (jint i = 0; i < n_traces; i++) {
         traces[i] = ev->u.monitor_dump.traces[i];
         ck_assert_int_le(traces[i].num_frames, 4);
-        memcpy(frames[i], traces[i].frames, (size_t)traces[i].num_frames * sizeof(JVMPI_CallFrame));
+        if (traces[i].num_frames > 0) {
+            memcpy(frames[i], traces[i].frames, (size_t)traces[i].num_frames * sizeof(JVMPI_CallFrame));
+        }
         statuses[i] = ev->u.monitor_dump.threads_status[i];
     }
     /* The raw monitor's name must be readable during the event. */
