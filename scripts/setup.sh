@@ -9,6 +9,36 @@ PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headl
 
 step() { echo "setup: $*"; }
 
+# --- visualvm: optional, for tests/integration/it_hprof_binary.sh -----------
+# That test reads the hprof agent's binary dumps with the heap library of
+# Debian's visualvm package (an independent reader).  Optional: without it the
+# test skips, so failing to install it is a warning, never an error.  Done
+# before the required packages because the early "all present" exit below
+# would otherwise never reach it.
+setup_visualvm() {
+  local jar=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
+  local root=()
+  [ -f "$jar" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      step "warning: visualvm missing and neither root nor sudo; it_hprof_binary will skip"
+      return 0
+    fi
+    root=(sudo -n)
+  fi
+  local apt=("${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
+  step "apt-get install visualvm (optional, for the hprof binary test)"
+  if ! "${apt[@]}" install -y -q --no-install-recommends visualvm </dev/null >/dev/null 2>&1; then
+    # A stale package list is the usual reason: refresh it once and retry.
+    "${apt[@]}" update -q </dev/null >/dev/null 2>&1 || true
+    "${apt[@]}" install -y -q --no-install-recommends visualvm </dev/null >/dev/null 2>&1 ||
+      step "warning: visualvm could not be installed; it_hprof_binary will skip"
+  fi
+  return 0
+}
+setup_visualvm
+# --- end visualvm -------------------------------------------------------------
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

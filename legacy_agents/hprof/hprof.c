@@ -1,0 +1,317 @@
+/*
+ * hprof.c - an HPROF work-alike: JVM_OnLoad, the event dispatch and the dump.
+ *
+ *   java -Xrunhprof[:help]|[option=value, ...] App
+ *   java -agentpath:<dir>/libjvmpi.so=hprof:heap=sites,cpu=samples App  (through the layer)
+ *
+ * See hprof_options.c for the options; the output is described by the
+ * preamble written at the top of every ascii profile (write_preamble).
+ *
+ * Locking: one raw monitor, hprof_lock, guards every table and the output.
+ * It is re-entrant, which matters: a handler holding it may ask the VM for a
+ * CLASS_LOAD or OBJECT_ALLOC, and the requested event comes back on the same
+ * thread into a handler that takes it again.  GC_START takes it and GC_FINISH
+ * releases it, so OBJECT_FREE (in between, where nothing may block) finds it
+ * held.  It is never held while asking the VM for a GC or a dump: the VM may
+ * have to finish delivering a GC window, whose GC_START waits for the lock.
+ * Its name starts with '_' so that the VM reports no contention on it.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hprof.h"
+
+/* The VM finds the agent by this name; jvmpi.h does not declare it. */
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved);
+
+JVMPI_Interface *hprof_jvmpi;
+JVMPI_RawMonitor hprof_lock;
+volatile int hprof_init_done;
+volatile int hprof_shut_down;
+
+static JVMPI_RawMonitor dump_lock;   /* one dump at a time: SIGQUIT vs. exit */
+static char *option_text;
+
+void hprof_lock_enter(void) { hprof_jvmpi->RawMonitorEnter(hprof_lock); }
+void hprof_lock_exit(void) { hprof_jvmpi->RawMonitorExit(hprof_lock); }
+
+void hprof_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "HPROF ERROR: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+}
+
+const char *hprof_date(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm);
+    return buf;
+}
+
+static void write_preamble(void)
+{
+    char date[64];
+    hprof_printf("JAVA PROFILE 1.0.1, created %s\n\n", hprof_date(date, sizeof date));
+    hprof_printf(
+        "Written by the HPROF work-alike JVMPI agent (options: \"%s\").\n"
+        "\n"
+        "How to read this file.  Records refer to each other by number: a thread by\n"
+        "its serial (id = n), a stack trace by its serial (TRACE n), objects and\n"
+        "classes by their IDs, printed in hex.  The profile is written when the VM\n"
+        "exits (doe=y) and again each time the process receives SIGQUIT (kill -3);\n"
+        "every such dump repeats the summary sections with the counts so far.\n"
+        "\n"
+        "THREAD START / THREAD END   a thread began or ended: obj is its Thread\n"
+        "        object, id its serial, with its name and thread group.\n"
+        "TRACE n   a call stack, innermost frame first, at most depth=%d frames:\n"
+        "        class.method(SourceFile.java:line).  With thread=y the thread's\n"
+        "        serial follows, and the same stack in two threads is two traces.\n"
+        "SITES   the allocation sites, a site being a class together with the\n"
+        "        trace that allocated it, ranked by the bytes still live there\n"
+        "        (after a full GC): self is a site's share of all live bytes, accum\n"
+        "        the running total; alloc'ed counts everything ever allocated\n"
+        "        there, collected or not.  Sites under cutoff=%g of the live\n"
+        "        bytes are left out.  Arrays show as char[] or java.lang.String[].\n"
+        "CPU SAMPLES   every 10 ms the stack of each runnable thread is taken;\n"
+        "        count is how often a trace was seen, method its top frame.\n"
+        "CPU TIME (ms)   with cpu=times: CPU time spent in a method itself, not in\n"
+        "        its callees, per calling trace; count is the number of calls.\n"
+        "CPU TIME (old format)   with cpu=old: calls and time (ms, callees\n"
+        "        included) per callee and caller pair, as java -prof printed them.\n"
+        "MONITOR TIME   with monitor=y: time threads spent waiting to enter a\n"
+        "        monitor another thread held, per trace and monitor.\n"
+        "HEAP DUMP   every object: ROOT (a garbage collection root and its kind),\n"
+        "        CLS (a class), OBJ (an object: size, allocation trace, class),\n"
+        "        ARR (an array); below each, its non-null references, one a line.\n"
+        "MONITOR DUMP   with monitor=y: each thread with its trace and status\n"
+        "        (R runnable, MW waiting to enter a monitor, CW in wait, sleep or\n"
+        "        park; S suspended, I interrupted), then each monitor in use with\n"
+        "        its owner and the threads waiting for it.\n"
+        "--------\n\n",
+        option_text, hprof_opt.depth, hprof_opt.cutoff);
+}
+
+static void write_control_settings(void)
+{
+    hprof_record_begin(HPROF_CONTROL_SETTINGS);
+    hprof_u4(((hprof_opt.heap & HPROF_HEAP_SITES) ? 0x1u : 0u) | (hprof_opt.cpu == HPROF_CPU_SAMPLES ? 0x2u : 0u));
+    hprof_u2((unsigned)hprof_opt.depth);
+    hprof_record_end();
+}
+
+/* Everything so far, to the file or socket.  Called without the lock. */
+static void dump_all(void)
+{
+    hprof_jvmpi->RawMonitorEnter(dump_lock);
+    if (hprof_shut_down) {
+        hprof_jvmpi->RawMonitorExit(dump_lock);
+        return;
+    }
+    if (hprof_opt.heap & HPROF_HEAP_SITES) {
+        /* Live counts are what the last GC left: make that now, so SITES
+         * shows what is reachable (the 0x4 "force GC" of ALLOC SITES). */
+        hprof_jvmpi->RunGC();
+    }
+    hprof_lock_enter();
+    hprof_trace_write_pending();
+    if (hprof_opt.heap & HPROF_HEAP_SITES) {
+        hprof_heap_write_sites();
+    }
+    hprof_cpu_write();
+    hprof_monitor_write_time();
+    hprof_io_flush();
+    hprof_lock_exit();
+    if (hprof_opt.heap & HPROF_HEAP_DUMP) {
+        JVMPI_HeapDumpArg arg;
+        arg.heap_dump_level = JVMPI_DUMP_LEVEL_2;
+        jint rc = hprof_jvmpi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, &arg);
+        if (rc != JVMPI_SUCCESS) {
+            hprof_error("the VM gave no heap dump (RequestEvent returned %d)", (int)rc);
+        }
+    }
+    if (hprof_opt.monitor && !hprof_opt.binary) {
+        jint rc = hprof_jvmpi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL);
+        if (rc != JVMPI_SUCCESS) {
+            hprof_lock_enter();
+            hprof_printf("MONITOR DUMP BEGIN\n    (not available from this VM)\nMONITOR DUMP END\n");
+            hprof_lock_exit();
+        }
+    }
+    hprof_lock_enter();
+    hprof_io_flush();
+    hprof_lock_exit();
+    hprof_jvmpi->RawMonitorExit(dump_lock);
+}
+
+static void shut_down(void)
+{
+    hprof_cpu_stop();
+    if (hprof_opt.doe) {
+        dump_all();
+    }
+    hprof_jvmpi->RawMonitorEnter(dump_lock);
+    hprof_lock_enter();
+    hprof_shut_down = 1;
+    hprof_io_close();
+    hprof_lock_exit();
+    hprof_jvmpi->RawMonitorExit(dump_lock);
+}
+
+static void notify(JVMPI_Event *ev)
+{
+    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        hprof_heap_obj_alloc(ev);
+        break;
+    case JVMPI_EVENT_OBJECT_FREE:
+        hprof_heap_obj_free(ev);
+        break;
+    case JVMPI_EVENT_GC_START:
+        hprof_lock_enter();
+        break;
+    case JVMPI_EVENT_GC_FINISH:
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY:
+        hprof_cpu_method_entry(ev);
+        break;
+    case JVMPI_EVENT_METHOD_EXIT:
+        hprof_cpu_method_exit(ev);
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
+        hprof_monitor_event(ev);
+        break;
+    case JVMPI_EVENT_CLASS_LOAD:
+        hprof_lock_enter();
+        hprof_class_load(ev);
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_CLASS_UNLOAD:
+        hprof_lock_enter();
+        if (!hprof_shut_down) {
+            hprof_class_unload(ev);
+        }
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_THREAD_START:
+        hprof_lock_enter();
+        if (!hprof_shut_down) {
+            hprof_thread_start(ev);
+        }
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_THREAD_END:
+        hprof_lock_enter();
+        if (!hprof_shut_down) {
+            hprof_thread_end(ev);
+        }
+        hprof_lock_exit();
+        hprof_cpu_thread_end(ev->env_id);
+        break;
+    case JVMPI_EVENT_HEAP_DUMP:
+        hprof_lock_enter();
+        if (!hprof_shut_down) {
+            hprof_dump_heap_event(ev);
+        }
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_MONITOR_DUMP:
+        hprof_lock_enter();
+        if (!hprof_shut_down) {
+            hprof_monitor_dump_event(ev);
+        }
+        hprof_lock_exit();
+        break;
+    case JVMPI_EVENT_JVM_INIT_DONE:
+        hprof_init_done = 1;
+        hprof_cpu_init_done();
+        break;
+    case JVMPI_EVENT_DATA_DUMP_REQUEST:
+        dump_all();
+        break;
+    case JVMPI_EVENT_JVM_SHUT_DOWN:
+        shut_down();
+        break;
+    default:
+        break;
+    }
+}
+
+static int enable(jint event)
+{
+    jint rc = hprof_jvmpi->EnableEvent(event, NULL);
+    if (rc != JVMPI_SUCCESS) {
+        hprof_error("the VM cannot send event %d (EnableEvent returned %d)", (int)event, (int)rc);
+        return -1;
+    }
+    return 0;
+}
+
+JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    int rc = hprof_options_parse(options);
+    if (rc == 1) {
+        hprof_options_usage(stdout);
+        fflush(stdout);
+        return JNI_ERR;
+    }
+    if (rc != 0) {
+        return JNI_ERR;
+    }
+    option_text = hprof_strdup(options != NULL ? options : "");
+    if ((*vm)->GetEnv(vm, (void **)&hprof_jvmpi, JVMPI_VERSION_1_2) != JNI_OK &&
+        (*vm)->GetEnv(vm, (void **)&hprof_jvmpi, JVMPI_VERSION_1) != JNI_OK) {
+        hprof_error("this VM has no JVMPI");
+        return JNI_ERR;
+    }
+    hprof_lock = hprof_jvmpi->RawMonitorCreate("_hprof_lock");
+    dump_lock = hprof_jvmpi->RawMonitorCreate("_hprof_dump");
+    hprof_class_init();
+    hprof_heap_init();
+    if (hprof_io_open() != 0) {
+        return JNI_ERR;
+    }
+    hprof_trace_init();
+    if (hprof_opt.binary) {
+        write_control_settings();
+        hprof_trace_write_pending(); /* the empty trace: LOAD CLASS and START THREAD use it */
+    } else {
+        write_preamble();
+    }
+    hprof_io_flush();
+
+    hprof_jvmpi->NotifyEvent = notify;
+    int bad = 0;
+    bad |= enable(JVMPI_EVENT_CLASS_LOAD);
+    bad |= enable(JVMPI_EVENT_CLASS_UNLOAD);
+    bad |= enable(JVMPI_EVENT_THREAD_START);
+    bad |= enable(JVMPI_EVENT_THREAD_END);
+    bad |= enable(JVMPI_EVENT_JVM_INIT_DONE);
+    bad |= enable(JVMPI_EVENT_JVM_SHUT_DOWN);
+    bad |= enable(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    if (hprof_opt.heap) {
+        bad |= enable(JVMPI_EVENT_OBJECT_ALLOC);
+        bad |= enable(JVMPI_EVENT_OBJECT_FREE);
+        bad |= enable(JVMPI_EVENT_GC_START);
+        bad |= enable(JVMPI_EVENT_GC_FINISH);
+    }
+    if (bad) {
+        return JNI_ERR;
+    }
+    hprof_cpu_start();
+    if (hprof_opt.monitor) {
+        hprof_monitor_start();
+    }
+    return JNI_OK;
+}
