@@ -1,10 +1,12 @@
 #!/bin/bash
-# The main demo: a legacy JVMPI agent (classtrace, the class-load tracer of
-# JVMPI spec section 8.1) running unchanged on a current JDK through the layer.
-#  1. javac, compiling a small multi-file program, traced with
-#     -J-agentpath:build/lib/libjvmpi.so=classtrace:file=...
-#  2. the compiled program, started with the JDK 1.2-5.0 command line
-#     java -Xrunclasstrace:..., the layer added through JAVA_TOOL_OPTIONS.
+# The main demo: HPROF's work-alike (legacy_agents/hprof, a legacy JVMPI
+# agent written against jvmpi.h alone) profiling a real Java program on a
+# current JDK through the layer.
+#  1. javac compiling a real source tree (60 files of java.util, from the
+#     JDK's own sources), profiled with
+#     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples
+#  2. a small program started with the JDK 1.2-5.0 command line
+#     java -Xrunhprof:heap=sites,..., the layer added through JAVA_TOOL_OPTIONS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,7 +24,7 @@ fi
 LAYER=$ROOT/build/lib/libjvmpi.so
 DEMO=$ROOT/build/demo
 [ -f "$LAYER" ] || { echo "demo: $LAYER was not built" >&2; exit 1; }
-[ -f "$ROOT/build/lib/agents/libclasstrace.so" ] || { echo "demo: libclasstrace.so was not built" >&2; exit 1; }
+[ -f "$ROOT/build/lib/agents/libhprof.so" ] || { echo "demo: libhprof.so was not built" >&2; exit 1; }
 
 rm -rf "$DEMO" && mkdir -p "$DEMO/src/shapes" "$DEMO/out"
 
@@ -88,40 +90,45 @@ public class Main {
 }
 JAVA
 
-# show TITLE FILE: where the trace is, its first lines, its summary.
+# show TITLE FILE SECTION ROWS: where the profile is and the top of a section.
 show() {
-  local title="$1" f="$2"
+  local title="$1" f="$2" section="$3" rows="$4"
   echo
   echo "== $title"
-  echo "   trace: $f ($(grep -c '^CLASS_LOAD ' "$f") CLASS_LOAD lines)"
-  head -8 "$f" | sed 's/^/   | /'
-  echo "   | ..."
-  grep '^classtrace: ' "$f" | sed 's/^/   | /'
-  grep -q '^classtrace: [0-9]* classes loaded' "$f" || { echo "demo: no summary line in $f" >&2; exit 1; }
+  echo "   profile: $f ($(wc -c <"$f") bytes)"
+  awk -v s="^$section BEGIN" -v n="$rows" '$0 ~ s { on = 1 } on { print "   | " $0; if (++k >= n + 3) exit }' "$f"
+  grep -q "^$section BEGIN" "$f" || { echo "demo: no $section section in $f" >&2; exit 1; }
 }
 
+# A real source tree: java.util from the JDK's own sources.
+. "$ROOT/scripts/jdk_sources.sh"
+JAVA_HOME=$JDK jdk_sources_tree "$ROOT/build/jdk-sources" 60
+TREE=$ROOT/build/jdk-sources
+
 echo
-echo "demo: javac ($JDK) compiling $DEMO/src with classtrace through the layer"
-"$JDK/bin/javac" "-J-agentpath:$LAYER=classtrace:file=$DEMO/classtrace.txt" \
-  -d "$DEMO/out" "$DEMO"/src/shapes/*.java
-show "javac -J-agentpath:build/lib/libjvmpi.so=classtrace:file=build/demo/classtrace.txt" "$DEMO/classtrace.txt"
-# javac's own compiler classes must be among the traced ones.
-grep -q '^CLASS_LOAD com\.sun\.tools\.javac\.main\.Main ' "$DEMO/classtrace.txt" \
-  || { echo "demo: javac's main class missing from the trace" >&2; exit 1; }
+echo "demo: javac ($JDK) compiling 60 files of java.util, profiled by hprof through the layer (about a minute)"
+PROFILE=$DEMO/javac.hprof.txt
+"$JDK/bin/javac" "-J-agentpath:$LAYER=hprof:heap=sites,cpu=samples,depth=6,file=$PROFILE" \
+  --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn -XDignore.symbol.file -proc:none \
+  "@$TREE/sources.args"
+show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,depth=6,file=build/demo/javac.hprof.txt ..." \
+  "$PROFILE" "SITES" 10
+show "(same run)" "$PROFILE" "CPU SAMPLES" 10
+# javac's own classes must be among the allocation sites.
+grep -q 'com\.sun\.tools\.javac\.' "$PROFILE" || { echo "demo: no javac class in $PROFILE" >&2; exit 1; }
 
 echo
 echo "demo: the unchanged -Xrun command line, with the layer in JAVA_TOOL_OPTIONS"
+"$JDK/bin/javac" -d "$DEMO/out" "$DEMO"/src/shapes/*.java
 # The VM looks -Xrun libraries up itself, in its own lib directory and then on
 # LD_LIBRARY_PATH, as JDK 1.2-5.0 did: that is where the agent must be found.
-LD_LIBRARY_PATH="$ROOT/build/lib/agents${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-JAVA_TOOL_OPTIONS="-agentpath:$LAYER" "$JDK/bin/java" \
-  "-Xrunclasstrace:file=$DEMO/classtrace-xrun.txt,methods=y" -cp "$DEMO/out" shapes.Main
-show "LD_LIBRARY_PATH=build/lib/agents JAVA_TOOL_OPTIONS=-agentpath:build/lib/libjvmpi.so java -Xrunclasstrace:file=build/demo/classtrace-xrun.txt,methods=y shapes.Main" \
-  "$DEMO/classtrace-xrun.txt"
-echo "   the program's own classes, with methods=y:"
-awk '/^CLASS_LOAD / { mine = ($2 ~ /^shapes\./) } mine { print "   | " $0 }' "$DEMO/classtrace-xrun.txt"
-grep -q '^CLASS_LOAD shapes\.Main (Main\.java) ' "$DEMO/classtrace-xrun.txt" \
-  || { echo "demo: shapes.Main missing from the trace" >&2; exit 1; }
+(cd "$DEMO" && LD_LIBRARY_PATH="$ROOT/build/lib/agents${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  JAVA_TOOL_OPTIONS="-agentpath:$LAYER" "$JDK/bin/java" -Xrunhprof:heap=sites,thread=y -cp "$DEMO/out" shapes.Main)
+show "LD_LIBRARY_PATH=build/lib/agents JAVA_TOOL_OPTIONS=-agentpath:build/lib/libjvmpi.so java -Xrunhprof:heap=sites,thread=y shapes.Main" \
+  "$DEMO/java.hprof.txt" "SITES" 6
+grep -q 'shapes\.' "$DEMO/java.hprof.txt" || { echo "demo: the program's classes are missing from the profile" >&2; exit 1; }
 
 echo
-echo "demo: done; traces in $DEMO"
+echo "demo: done; profiles in $DEMO (javac.hprof.txt, java.hprof.txt)"
+echo "      other modes: heap=dump, cpu=times, monitor=y, format=b (readable by VisualVM), net=host:port;"
+echo "      java -agentpath:build/lib/libjvmpi.so=hprof:help lists them all."

@@ -5,7 +5,7 @@
 # terminal (CI=true, no stdin).
 set -euo pipefail
 
-PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless)
+PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless unzip)
 
 step() { echo "setup: $*"; }
 
