@@ -26,6 +26,7 @@
 #include <uthash.h>
 
 #include "seam.h"
+#include "tls.h"
 
 #define SEQ_SHIFT 3
 #define CLASS_BIT ((int64_t)1 << 39)
@@ -34,8 +35,35 @@
 #define SIZE_BIG FIELD_MASK
 
 static _Atomic int64_t seq_last;
-static _Atomic jlong live_objects;
-static _Atomic jlong live_bytes;
+
+/* Allocating threads take sequence numbers in blocks, and count live objects
+ * in stripes: a shared counter bumped at every allocation by every thread
+ * is a cache line bouncing between cores. */
+#define SEQ_BLOCK 256
+static TLS_FAST int64_t block_next, block_end;
+
+#define LIVE_STRIPES 64
+static struct {
+    _Atomic jlong objects, bytes;
+    char pad[64 - 2 * sizeof(jlong)];
+} live[LIVE_STRIPES];
+static _Atomic unsigned next_stripe;
+static TLS_FAST int my_stripe = -1;
+
+static int stripe(void)
+{
+    if (my_stripe < 0) {
+        my_stripe = (int)(atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % LIVE_STRIPES);
+    }
+    return my_stripe;
+}
+
+static void count_live(jlong objects, jlong bytes)
+{
+    int s = stripe();
+    atomic_fetch_add_explicit(&live[s].objects, objects, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live[s].bytes, bytes, memory_order_relaxed);
+}
 
 /* Sizes of the few objects too big for the tag's size field. */
 typedef struct big_size {
@@ -48,7 +76,11 @@ static big_size *bigs;
 
 static int64_t next_seq(void)
 {
-    return atomic_fetch_add_explicit(&seq_last, 1, memory_order_relaxed) + 1;
+    if (block_next == block_end) {
+        block_next = atomic_fetch_add_explicit(&seq_last, SEQ_BLOCK, memory_order_relaxed) + 1;
+        block_end = block_next + SEQ_BLOCK;
+    }
+    return block_next++;
 }
 
 static int64_t make_object_tag(jlong *size);
@@ -56,8 +88,7 @@ static int64_t make_object_tag(jlong *size);
 int64_t ids_next_object(jlong size)
 {
     int64_t tag = make_object_tag(&size);
-    atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&live_bytes, size, memory_order_relaxed);
+    count_live(1, size);
     return tag;
 }
 
@@ -66,8 +97,7 @@ int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size); }
 void ids_count(int64_t tag)
 {
     if (tag != 0 && !ids_is_class(tag)) {
-        atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&live_bytes, ids_object_size(tag), memory_order_relaxed);
+        count_live(1, ids_object_size(tag));
     }
 }
 
@@ -113,6 +143,8 @@ int64_t ids_next_class(jint array_type)
 
 bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
 
+int64_t ids_sequence(int64_t tag) { return (tag & (CLASS_BIT - 1)) >> SEQ_SHIFT; }
+
 jint ids_array_type(int64_t class_tag)
 {
     return ids_is_class(class_tag) && !ids_is_pending_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & 0xffff)
@@ -153,21 +185,26 @@ void ids_forget(int64_t tag)
     if (tag == 0 || ids_is_class(tag)) {
         return;
     }
-    jlong size = size_of(tag, true);
-    atomic_fetch_sub_explicit(&live_objects, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&live_bytes, size, memory_order_relaxed);
+    count_live(-1, -size_of(tag, true));
 }
 
 void ids_live(jlong *objects, jlong *bytes)
 {
-    *objects = atomic_load(&live_objects);
-    *bytes = atomic_load(&live_bytes);
+    jlong o = 0, b = 0;
+    for (int i = 0; i < LIVE_STRIPES; i++) {
+        o += atomic_load(&live[i].objects);
+        b += atomic_load(&live[i].bytes);
+    }
+    *objects = o;
+    *bytes = b;
 }
 
 void ids_reset(void)
 {
-    atomic_store(&live_objects, 0);
-    atomic_store(&live_bytes, 0);
+    for (int i = 0; i < LIVE_STRIPES; i++) {
+        atomic_store(&live[i].objects, 0);
+        atomic_store(&live[i].bytes, 0);
+    }
     pthread_mutex_lock(&big_lock);
     big_size *b, *tmp;
     HASH_ITER(hh, bigs, b, tmp) {

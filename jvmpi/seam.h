@@ -37,6 +37,8 @@ void ids_count(int64_t tag);
  * array class (JVMPI_CLASS for arrays of references), 0 otherwise. */
 int64_t ids_next_class(jint array_type);
 bool ids_is_class(int64_t tag);
+/* The tag's sequence number: tags made later by one thread have higher ones. */
+int64_t ids_sequence(int64_t tag);
 /* A placeholder tag for a class that is loaded but not linked (no ID yet). */
 int64_t ids_next_pending_class(void);
 bool ids_is_pending_class(int64_t tag);

@@ -14,17 +14,30 @@
 
 /* ---- the callback guard -------------------------------------------------- */
 
-static _Atomic int callbacks_active;
+/* Callbacks running, counted in stripes so that threads allocating at full
+ * speed do not all bounce one cache line: each thread has its stripe. */
+#define GUARD_STRIPES 64
+static struct {
+    _Atomic int n;
+    char pad[64 - sizeof(int)];
+} active[GUARD_STRIPES];
+static _Atomic unsigned next_stripe;
 static _Atomic bool vm_dead;
 /* Callbacks the calling thread is inside: VM death can come from within one
  * (ProfilerExit in a handler halts the VM), and that one never returns. */
 static TLS_FAST int own_callbacks;
+static TLS_FAST int my_stripe = -1;
 
 bool bk_callback_enter(void)
 {
-    atomic_fetch_add(&callbacks_active, 1);
+    int s = my_stripe;
+    if (s < 0) {
+        s = my_stripe = (int)(atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % GUARD_STRIPES);
+    }
+    /* Count first, then look: VM death sets the flag, then sums the counts. */
+    atomic_fetch_add(&active[s].n, 1);
     if (atomic_load(&vm_dead)) {
-        atomic_fetch_sub(&callbacks_active, 1);
+        atomic_fetch_sub(&active[s].n, 1);
         return false;
     }
     own_callbacks++;
@@ -34,19 +47,28 @@ bool bk_callback_enter(void)
 void bk_callback_exit(void)
 {
     own_callbacks--;
-    atomic_fetch_sub(&callbacks_active, 1);
+    atomic_fetch_sub_explicit(&active[my_stripe].n, 1, memory_order_release);
+}
+
+static int callbacks_running(void)
+{
+    int n = 0;
+    for (int i = 0; i < GUARD_STRIPES; i++) {
+        n += atomic_load(&active[i].n);
+    }
+    return n;
 }
 
 /* Lets callbacks of other threads already running finish before the layer
  * goes away; a callback stuck in the agent is not waited for forever. */
 static void wait_for_callbacks(void)
 {
-    for (int i = 0; i < 5000 && atomic_load(&callbacks_active) > own_callbacks; i++) {
+    for (int i = 0; i < 5000 && callbacks_running() > own_callbacks; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (atomic_load(&callbacks_active) > own_callbacks) {
-        LOG_WARN("%d callbacks still running at VM death", atomic_load(&callbacks_active) - own_callbacks);
+    if (callbacks_running() > own_callbacks) {
+        LOG_WARN("%d callbacks still running at VM death", callbacks_running() - own_callbacks);
     }
 }
 

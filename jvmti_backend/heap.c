@@ -256,6 +256,9 @@ typedef struct pending_obj {
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pending_obj *pending;
 static _Atomic int pending_count;
+/* The held-back objects' tags all lie in this range (tagged during the
+ * replay): most frees are told apart without the lock. */
+static _Atomic int64_t pending_lo = INT64_MAX, pending_hi = INT64_MIN;
 
 /* Placeholder tags on every loaded class that is not linked yet. */
 static void tag_unlinked_classes(JNIEnv *env)
@@ -288,6 +291,13 @@ static bool pending_add(jlong tag, jlong class_tag, jlong size)
     p->tag = tag;
     p->class_tag = class_tag;
     p->size = size;
+    int64_t seq = ids_sequence(tag);
+    if (seq < atomic_load(&pending_lo)) {
+        atomic_store(&pending_lo, seq); /* one thread: the replay's */
+    }
+    if (seq > atomic_load(&pending_hi)) {
+        atomic_store(&pending_hi, seq);
+    }
     pthread_mutex_lock(&pending_lock);
     HASH_ADD(hh, pending, tag, sizeof p->tag, p);
     atomic_fetch_add(&pending_count, 1);
@@ -298,6 +308,11 @@ static bool pending_add(jlong tag, jlong class_tag, jlong size)
 bool bk_heap_pending_freed(jlong tag)
 {
     if (atomic_load_explicit(&pending_count, memory_order_relaxed) == 0) {
+        return false;
+    }
+    int64_t seq = ids_sequence(tag);
+    if (seq < atomic_load_explicit(&pending_lo, memory_order_relaxed) ||
+        seq > atomic_load_explicit(&pending_hi, memory_order_relaxed)) {
         return false;
     }
     pending_obj *p = NULL;
