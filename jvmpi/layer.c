@@ -40,6 +40,33 @@ bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
+static bool caps_all, agent_named;
+
+static bool any_enabled(const jint *events, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (events_enabled(events[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+seam_caps_wanted layer_capabilities_wanted(void)
+{
+    static const jint methods[] = {JVMPI_EVENT_METHOD_ENTRY, JVMPI_EVENT_METHOD_ENTRY2, JVMPI_EVENT_METHOD_EXIT,
+                                   JVMPI_EVENT_INSTRUCTION_START};
+    static const jint monitors[] = {JVMPI_EVENT_MONITOR_CONTENDED_ENTER, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED,
+                                    JVMPI_EVENT_MONITOR_CONTENDED_EXIT, JVMPI_EVENT_MONITOR_WAIT,
+                                    JVMPI_EVENT_MONITOR_WAITED};
+    bool all = caps_all || !agent_named;
+    seam_caps_wanted w;
+    w.methods = all || any_enabled(methods, 4);
+    w.receiver = all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2);
+    w.monitors = all || any_enabled(monitors, 5);
+    return w;
+}
+
 jint layer_onload(JavaVM *vm, const char *text)
 {
     char err[512];
@@ -49,6 +76,7 @@ jint layer_onload(JavaVM *vm, const char *text)
         return JNI_ERR;
     }
     log_set_level((log_level_t)lopts.log_level);
+    caps_all = lopts.caps_all;
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
         options_layer_free(&lopts);
@@ -71,6 +99,7 @@ jint layer_onload(JavaVM *vm, const char *text)
     char *javalib = seam_system_property("java.library.path");
     loader_paths paths = {boot, getenv("LD_LIBRARY_PATH"), javalib, loader_agents_dir()};
     jint rc = JNI_OK;
+    agent_named = agent.agent != NULL;
     if (agent.agent != NULL) {
         rc = loader_start_agent(vm, agent.agent, agent.agent_options, &paths);
     } else {

@@ -54,6 +54,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
 {
     out->log_level = LOG_LEVEL_WARN;
     out->log_file = NULL;
+    out->caps_all = false;
     if (text == NULL) {
         return 0;
     }
@@ -83,8 +84,17 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
             }
             free(out->log_file);
             out->log_file = strdup(value);
+        } else if (strcmp(tok, "caps") == 0) {
+            if (strcmp(value, "all") == 0 || strcmp(value, "auto") == 0) {
+                out->caps_all = strcmp(value, "all") == 0;
+            } else {
+                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: caps=%s: expected auto or all", value);
+                rc = -1;
+                break;
+            }
         } else {
-            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>)", tok);
+            snprintf(err, errlen,
+                     "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>)", tok);
             rc = -1;
             break;
         }

@@ -1,11 +1,12 @@
 /*
  * options - the two option strings the layer reads:
  *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
- *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>]
+ *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>]
  */
 #ifndef JVMPI_OPTIONS_H_
 #define JVMPI_OPTIONS_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
@@ -20,6 +21,7 @@ void options_agent_free(options_agent *a);
 typedef struct {
     int log_level;        /* log_level_t */
     char *log_file;
+    bool caps_all;        /* caps=all: take every costly capability up front */
 } options_layer;
 
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen);

@@ -394,6 +394,19 @@ void layer_data_reset_request(void);
  * Returns JNI_OK, or JNI_ERR after printing one line saying why. */
 jint layer_onload(JavaVM *vm, const char *options);
 
+/* Which costly JVM TI capabilities to take; asked once the agent's
+ * JVM_OnLoad has returned, still in the OnLoad phase (the only phase
+ * HotSpot grants them in).  Holding them slows the JIT's code even with no
+ * event on, so by default they are taken only for the event families the
+ * agent enabled in JVM_OnLoad, or all when that cannot be known (an -Xrun
+ * agent loads later) or JVMPI_LAYER_OPTIONS has caps=all. */
+typedef struct seam_caps_wanted {
+    bool methods;    /* METHOD_ENTRY/ENTRY2/EXIT, INSTRUCTION_START */
+    bool receiver;   /* METHOD_ENTRY2's receiver: local variable access */
+    bool monitors;   /* MONITOR_DUMP and the Java monitor events */
+} seam_caps_wanted;
+seam_caps_wanted layer_capabilities_wanted(void);
+
 /* GetEnv for a JVMPI version: the interface, or NULL for other versions. */
 JVMPI_Interface *layer_interface_for(jint version);
 

@@ -196,9 +196,13 @@ bool seam_source_set(seam_source source, bool on)
 {
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     JVMTI_CALL(bk.jvmti, GetPhase, &phase);
-    /* The JNI function table is replaced at VM init; reporting waits for it. */
+    /* The JNI function table is replaced at VM init; reporting waits for it.
+     * Method events need capabilities taken only once the agent's
+     * JVM_OnLoad has returned (take_costly_capabilities). */
+    bool method_source = source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT ||
+                         source == SEAM_SRC_METHOD_RECEIVER || source == SEAM_SRC_SINGLE_STEP;
     if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL ||
-        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE)) {
+        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE) || (method_source && phase == JVMTI_PHASE_ONLOAD)) {
         pending_set[source] = true;
         pending_on[source] = on;
         LOG_DEBUG("event source %d switch deferred to VM init", (int)source);
@@ -319,11 +323,6 @@ static bool create_envs(JavaVM *vm)
     caps.can_generate_sampled_object_alloc_events = 1;
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
-    /* MONITOR_DUMP finds monitors through their owners and blocked threads;
-     * both capabilities exist only in the OnLoad phase. */
-    caps.can_get_owned_monitor_info = 1;
-    caps.can_get_current_contended_monitor = 1;
-    bk_methods_onload_caps(&caps);
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -379,6 +378,39 @@ static bool create_envs(JavaVM *vm)
            bk_monitors_onload(vm);
 }
 
+void bk_caps_missing(const char *what)
+{
+    LOG_ERROR("%s: not available: the agent did not enable these events in JVM_OnLoad, so the layer did not "
+              "take their JVM TI capabilities (which slow the VM even unused, and exist only at start-up); "
+              "run with JVMPI_LAYER_OPTIONS=caps=all",
+              what);
+}
+
+/* The OnLoad-only capabilities that cost even unused, for the families the
+ * agent asked for in JVM_OnLoad (layer_capabilities_wanted). */
+static void take_costly_capabilities(void)
+{
+    seam_caps_wanted w = layer_capabilities_wanted();
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    if (w.monitors) {
+        /* MONITOR_DUMP finds monitors through their owners and blocked threads. */
+        caps.can_get_owned_monitor_info = 1;
+        caps.can_get_current_contended_monitor = 1;
+    }
+    if (w.methods) {
+        bk_methods_onload_caps(&caps, w.receiver);
+    }
+    if ((w.monitors || w.methods) && !JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
+        return;
+    }
+    bk.caps_monitors = w.monitors;
+    bk.caps_methods = w.methods;
+    bk.caps_receiver = w.methods && w.receiver;
+    LOG_DEBUG("capabilities taken for: %s%s%s", w.methods ? "methods " : "", w.receiver ? "receivers " : "",
+              w.monitors ? "monitors" : "");
+}
+
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     if (bk.vm != NULL) {
@@ -390,7 +422,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     patch_java_vm(vm);
-    return layer_onload(vm, options);
+    jint rc = layer_onload(vm, options);
+    if (rc == JNI_OK) {
+        take_costly_capabilities();
+    }
+    return rc;
 }
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

@@ -17,7 +17,12 @@ typedef struct {
     jvmtiEnv *jvmti_cls;  /* only class tags and their ObjectFree: class unloads */
     jint (JNICALL *vm_get_env)(JavaVM *, void **, jint);  /* the VM's own GetEnv */
     jobject internal_thread; /* global ref to the layer's delivery thread */
+    /* which costly OnLoad-only capabilities were taken (agent.c) */
+    bool caps_methods, caps_receiver, caps_monitors;
 } backend_globals;
+
+/* One error line for an event or request whose capabilities were not taken. */
+void bk_caps_missing(const char *what);
 
 extern backend_globals bk;
 
@@ -76,7 +81,8 @@ void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
 
 /* methods.c (METHOD_*, COMPILED_METHOD_*, INSTRUCTION_START) */
 /* Adds the OnLoad-only capabilities method and instruction events need. */
-void bk_methods_onload_caps(jvmtiCapabilities *caps);
+/* The OnLoad-only capabilities method events need; receiver: ENTRY2's too. */
+void bk_methods_onload_caps(jvmtiCapabilities *caps, bool receiver);
 bool bk_methods_source_set(seam_source source, bool on);
 /* After layer_vm_init: the compiled-method replay asked for before it. */
 void bk_methods_vm_init(void);

@@ -24,13 +24,13 @@ static _Atomic bool want_receiver;
 /* A replay asked for before the live phase, done after VM init. */
 static _Atomic bool replay_pending;
 
-void bk_methods_onload_caps(jvmtiCapabilities *caps)
+void bk_methods_onload_caps(jvmtiCapabilities *caps, bool receiver)
 {
     caps->can_generate_method_entry_events = 1;
     caps->can_generate_method_exit_events = 1;
     caps->can_generate_single_step_events = 1;
     /* Only for METHOD_ENTRY2's receiver (GetLocalInstance). */
-    caps->can_access_local_variables = 1;
+    caps->can_access_local_variables = receiver;
 }
 
 static bool add_live_caps(bool compiled, bool bytecodes)
@@ -68,6 +68,15 @@ static bool set_event(jvmtiEvent event, bool on)
 
 bool bk_methods_source_set(seam_source source, bool on)
 {
+    if (on && (source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT || source == SEAM_SRC_SINGLE_STEP) &&
+        !bk.caps_methods) {
+        bk_caps_missing(source == SEAM_SRC_SINGLE_STEP ? "INSTRUCTION_START" : "METHOD_ENTRY/ENTRY2/EXIT");
+        return false;
+    }
+    if (on && source == SEAM_SRC_METHOD_RECEIVER && !bk.caps_receiver) {
+        bk_caps_missing("METHOD_ENTRY2");
+        return false;
+    }
     switch (source) {
     case SEAM_SRC_METHOD_ENTRY:
         return set_event(JVMTI_EVENT_METHOD_ENTRY, on);

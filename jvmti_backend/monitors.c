@@ -225,6 +225,10 @@ static void fill_usage(JNIEnv *env, seam_monitor_info *m, jobject obj)
 bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out)
 {
     memset(out, 0, sizeof *out);
+    if (!bk.caps_monitors) {
+        bk_caps_missing("MONITOR_DUMP");
+        return false;
+    }
     if (!add_capability(&have_monitor_info, false)) {
         LOG_ERROR("MONITOR_DUMP: the VM refused can_get_monitor_info");
         return false;

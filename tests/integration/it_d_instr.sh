@@ -5,6 +5,9 @@
 # key/low/hi, lookupswitch chosen pair/pairs_total with the default as
 # pairs_total), all in the calling thread, none after DisableEvent.
 . "$(dirname "$0")/lib.sh"
+# INSTRUCTION_START is enabled after JVM_OnLoad: its JVM TI capabilities exist only at
+# start-up, so the layer must take them all.
+export JVMPI_LAYER_OPTIONS=caps=all
 
 lib="$AGENTS_DIR/libd_instr.so"
 [ -f "$lib" ] || fail "libd_instr.so not built"

@@ -5,6 +5,9 @@
 # entering and one waiting; the agent reads the whole buffer with its own
 # reader and checks the records, the traces and the thread statuses.
 . "$(dirname "$0")/lib.sh"
+# The agent requests MONITOR_DUMP without enabling a monitor event in JVM_OnLoad:
+# the capabilities the dump needs exist only at start-up, so the layer must take them all.
+export JVMPI_LAYER_OPTIONS=caps=all
 
 lib="$AGENTS_DIR/libd_mon_dump.so"
 [ -f "$lib" ] || fail "libd_mon_dump.so not built"
