@@ -1,0 +1,142 @@
+#!/bin/bash
+# bench/methods.sh - what method entry/exit tracking costs through the layer,
+# against no agent and against a plain JVM TI agent doing the same work
+# (counting MethodEntry/MethodExit).  A benchmark, not a test: it prints
+# numbers, it never fails on them.  Configurations, interleaved and rotated
+# each round, medians of REPS rounds:
+#   a  no agent
+#   n  the layer + count_methods:none (enables nothing: the cost of the
+#      capabilities the layer takes up front)
+#   p  plain JVM TI agent counting MethodEntry/MethodExit
+#   l  the layer + count_methods (METHOD_ENTRY + METHOD_EXIT)
+#
+# Environment: BUILD_DIR (default build), JAVA_HOME (default JDK 17), REPS
+# (default 3), WORKLOADS ("javac calls"), CONFIGS ("a n p l"), JAVAC_FILES
+# (java/util sources javac compiles, default 15), CALL_ROUNDS (CallHeavy's
+# argument, default 60), RUN_TIMEOUT (default 600), BENCH_WORK, SRC_ZIP (the JDK's
+# sources; default $JAVA_HOME/lib/src.zip or the one heap.sh fetched).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+REPS=${REPS:-3}
+WORKLOADS=${WORKLOADS:-javac calls}
+CONFIGS=${CONFIGS:-a n p l}
+JAVAC_FILES=${JAVAC_FILES:-15}
+CALL_ROUNDS=${CALL_ROUNDS:-60}
+RUN_TIMEOUT=${RUN_TIMEOUT:-600}
+WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-methods}
+
+say() { echo "methods.sh: $*" >&2; }
+die() { say "$*"; exit 1; }
+mkdir -p "$WORK"
+[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
+[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
+JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
+
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
+fi
+cmake --build "$BUILD_DIR" --target bench jvmpi -j2 >"$WORK/build.log" 2>&1 || die "build failed (see $WORK/build.log)"
+LAYER=$BUILD_DIR/lib/libjvmpi.so
+PLAIN=$BUILD_DIR/lib/bench/libplain_methods.so
+COUNT=$BUILD_DIR/lib/bench/libcount_methods.so
+CLASSES=$BUILD_DIR/bench/classes
+
+# The javac workload, as heap.sh sets it up: java/util sources of the JDK
+# that compiles them, patched into java.base, so every run does the same work.
+TREE=$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES
+prepare_javac() {
+  [ -f "$TREE/.done" ] && return
+  # heap.sh unpacks openjdk-17-source into its work directory when the JDK has no src.zip.
+  local zip=${SRC_ZIP:-}
+  for z in "$JAVA_HOME/lib/src.zip" "$BUILD_DIR/bench/work/openjdk-17-source/x/usr/lib/jvm/openjdk-17/lib/src.zip"; do
+    [ -z "$zip" ] && [ -r "$z" ] && zip=$z
+  done
+  [ -n "$zip" ] || die "no src.zip for JDK $JDK_MAJOR: set SRC_ZIP, or run bench/heap.sh once (it fetches one for JDK 17)"
+  rm -rf "$TREE" && mkdir -p "$TREE/src"
+  unzip -Z1 "$zip" | grep -E '^java\.base/java/util/[^/]+\.java$' | LC_ALL=C sort | head -n "$JAVAC_FILES" >"$TREE/files.txt"
+  (cd "$TREE/src" && unzip -q "$zip" $(cat "$TREE/files.txt"))
+  sed "s|^|$TREE/src/|" "$TREE/files.txt" >"$TREE/sources.args"
+  touch "$TREE/.done"
+}
+
+agent_opt() {
+  case $1 in
+    a) ;;
+    n) echo "-agentpath:$LAYER=$COUNT:none,out=$2" ;;
+    p) echo "-agentpath:$PLAIN=out=$2" ;;
+    l) echo "-agentpath:$LAYER=$COUNT:out=$2" ;;
+  esac
+}
+
+command_for() {
+  local a
+  a=$(agent_opt "$2" "$3")
+  case $1 in
+    javac)
+      echo "$JAVA_HOME/bin/javac"
+      [ -n "$a" ] && echo "-J$a"
+      printf '%s\n' --patch-module "java.base=$TREE/src/java.base" -d "$WORK/javac-out" \
+        -nowarn -XDignore.symbol.file -proc:none "@$TREE/sources.args" ;;
+    calls)
+      echo "$JAVA_HOME/bin/java"
+      [ -n "$a" ] && echo "$a"
+      printf '%s\n' -cp "$CLASSES" CallHeavy "$CALL_ROUNDS" ;;
+  esac
+}
+
+RESULTS=$WORK/results.tsv
+: >"$RESULTS"
+run_one() {
+  local wl=$1 cfg=$2 rep=$3 cnt=$WORK/counts.txt tf=$WORK/time.txt log=$WORK/run-$1-$2.log
+  local -a cmd
+  mapfile -t cmd < <(command_for "$wl" "$cfg" "$cnt")
+  rm -rf "$cnt" "$WORK/javac-out" && mkdir -p "$WORK/javac-out"
+  local rc=0
+  /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$RUN_TIMEOUT" "${cmd[@]}" >"$log" 2>&1 || rc=$?
+  local entries=-
+  [ -f "$cnt" ] && entries=$(sed -n 's/.* entries=\([0-9]*\).*/\1/p' "$cnt")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$cfg" "$rep" "$rc" $(tail -1 "$tf") "${entries:--}" >>"$RESULTS"
+  [ "$rc" = 0 ] || say "$wl/$cfg round $rep: exit code $rc (see $log)"
+}
+
+for wl in $WORKLOADS; do [ "$wl" = javac ] && prepare_javac; done
+read -r -a cfgs <<<"$CONFIGS"
+start=$SECONDS
+for ((rep = 1; rep <= REPS; rep++)); do
+  for wl in $WORKLOADS; do
+    for ((i = 0; i < ${#cfgs[@]}; i++)); do
+      run_one "$wl" "${cfgs[$(((i + rep - 1) % ${#cfgs[@]}))]}" "$rep"
+    done
+  done
+  say "round $rep of $REPS done ($((SECONDS - start)) s)"
+done
+
+median() {
+  awk -F'\t' -v c="$1" -v w="$2" -v g="$3" '$1 == w && $2 == g && $4 == 0 && $c != "-" { print $c }' "$RESULTS" |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "-" || y == "-" || y == 0) print "n/a"; else printf "%.2f", x / y }'; }
+label() {
+  case $1 in
+    a) echo "a  no agent" ;; n) echo "n  layer, agent enables nothing" ;;
+    p) echo "p  JVM TI MethodEntry/Exit count" ;; l) echo "l  layer + count_methods" ;;
+  esac
+}
+echo
+echo "JDK $("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.runtime\.version = //p'), $REPS rounds, interleaved; medians"
+for wl in $WORKLOADS; do
+  echo
+  case $wl in javac) echo "== javac: $JAVAC_FILES files of java/util" ;; calls) echo "== CallHeavy $CALL_ROUNDS" ;; esac
+  printf '%-34s %8s %8s %14s\n' config wall_s user_s entries
+  for cfg in $CONFIGS; do
+    printf '%-34s %8s %8s %14s\n' "$(label "$cfg")" "$(median 5 "$wl" "$cfg")" "$(median 6 "$wl" "$cfg")" "$(median 8 "$wl" "$cfg")"
+  done
+  a=$(median 5 "$wl" a) n=$(median 5 "$wl" n) p=$(median 5 "$wl" p) l=$(median 5 "$wl" l)
+  echo "ratios of wall medians: n/a $(ratio "$n" "$a")  p/a $(ratio "$p" "$a")  l/a $(ratio "$l" "$a")  l/p $(ratio "$l" "$p")"
+done
+echo
+echo "(raw results: $RESULTS; $((SECONDS - start)) s)"
