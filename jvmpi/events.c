@@ -163,35 +163,36 @@ jint events_disable(jint event_type) { return set_enabled(event_type, false, "Di
 
 void events_set_interface(JVMPI_Interface *table) { iface = table; }
 
-void events_deliver(JNIEnv *env, JVMPI_Event *ev)
+/* The agent's handler for ev, read now (agents may set it late); NULL when
+ * nothing may be delivered: after shutdown, or with no handler set. */
+static void (*handler_for(const JVMPI_Event *ev))(JVMPI_Event *)
 {
     if (atomic_load_explicit(&shut_down, memory_order_acquire)) {
-        return;
+        return NULL;
     }
     void (*notify)(JVMPI_Event *) = iface != NULL ? iface->NotifyEvent : NULL;
-    if (notify == NULL) {
-        long n = atomic_fetch_add(&dropped_no_handler, 1);
-        if (n == 0) {
-            LOG_WARN("%s dropped: the agent has not set NotifyEvent", events_name(ev->event_type));
-        }
-        return;
+    if (notify == NULL && atomic_fetch_add(&dropped_no_handler, 1) == 0) {
+        LOG_WARN("%s dropped: the agent has not set NotifyEvent", events_name(ev->event_type));
     }
-    ev->env_id = threads_event_env(env);
-    notify(ev);
+    return notify;
+}
+
+void events_deliver(JNIEnv *env, JVMPI_Event *ev)
+{
+    void (*notify)(JVMPI_Event *) = handler_for(ev);
+    if (notify != NULL) {
+        ev->env_id = threads_event_env(env);
+        notify(ev);
+    }
 }
 
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
 {
-    if (atomic_load_explicit(&shut_down, memory_order_acquire)) {
-        return;
+    void (*notify)(JVMPI_Event *) = handler_for(ev);
+    if (notify != NULL) {
+        ev->env_id = env_id;
+        notify(ev);
     }
-    void (*notify)(JVMPI_Event *) = iface != NULL ? iface->NotifyEvent : NULL;
-    if (notify == NULL) {
-        atomic_fetch_add(&dropped_no_handler, 1);
-        return;
-    }
-    ev->env_id = env_id;
-    notify(ev);
 }
 
 void events_shutdown(void) { atomic_store_explicit(&shut_down, true, memory_order_release); }
