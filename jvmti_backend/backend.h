@@ -71,6 +71,8 @@ bool bk_heap_alloc_switch(bool on);
 void bk_alloc_quiet(bool quiet);
 /* Local ref to an array class's element class; NULL when not an array class. */
 jclass bk_array_element_class(JNIEnv *env, jclass array_class);
+/* java.lang.Class's class ID (as a tag), known from VM init on. */
+jlong bk_class_class_tag(void);
 /* ID of an array class's element class, defining it if needed. */
 jobjectID bk_element_class_id(JNIEnv *env, jclass array_class);
 void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,

@@ -129,13 +129,36 @@ static void cache_element(jlong array_tag, jobjectID element)
     }
 }
 
-/* class_id and is_array of an object of class klass (class_tag its tag, 0
- * when not known yet).  False when the class cannot have an ID. */
-static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_object_info *out)
+static jclass class_of_tag(jlong class_tag);
+
+/* class_id and is_array of an object whose class has class_tag; klass is
+ * that class when the caller has it, else NULL (found by tag if needed). */
+static void describe_by_tag(JNIEnv *env, jlong class_tag, jclass klass, seam_object_info *out)
 {
-    if (class_tag == 0) {
-        JVMTI_CALL(bk.jvmti_cls, GetTag, klass, &class_tag);
+    out->is_array = ids_array_type(class_tag);
+    if (out->is_array == JVMPI_NORMAL_OBJECT) {
+        out->class_id = seam_id_from_tag(class_tag);
+    } else if (out->is_array == JVMPI_CLASS) {
+        out->class_id = cached_element(class_tag);
+        if (out->class_id == NULL) {
+            jclass array_class = klass != NULL ? klass : class_of_tag(class_tag);
+            out->class_id = array_class != NULL ? bk_element_class_id(env, array_class) : NULL;
+            cache_element(class_tag, out->class_id);
+            if (array_class != klass && array_class != NULL) {
+                (*env)->DeleteLocalRef(env, array_class);
+            }
+        }
+    } else {
+        out->class_id = NULL; /* primitive arrays: the type says it all */
     }
+}
+
+/* class_id and is_array of an object of class klass.  False when the class
+ * cannot have an ID, or is java.lang.Class (CLASS_LOAD defines its objects). */
+static bool describe_class(JNIEnv *env, jclass klass, seam_object_info *out)
+{
+    jlong class_tag = 0;
+    JVMTI_CALL(bk.jvmti_cls, GetTag, klass, &class_tag);
     if (class_tag == 0) {
         class_tag = seam_tag_from_id(bk_class_id(env, klass));
         if (class_tag == 0) {
@@ -143,22 +166,13 @@ static bool describe_class(JNIEnv *env, jclass klass, jlong class_tag, seam_obje
         }
     }
     if (class_tag == class_class_tag) {
-        return false; /* a java.lang.Class: its ID is the class's, CLASS_LOAD defines it */
+        return false;
     }
-    out->is_array = ids_array_type(class_tag);
-    if (out->is_array == JVMPI_NORMAL_OBJECT) {
-        out->class_id = seam_id_from_tag(class_tag);
-    } else if (out->is_array == JVMPI_CLASS) {
-        out->class_id = cached_element(class_tag);
-        if (out->class_id == NULL) {
-            out->class_id = bk_element_class_id(env, klass);
-            cache_element(class_tag, out->class_id);
-        }
-    } else {
-        out->class_id = NULL; /* primitive arrays: the type says it all */
-    }
+    describe_by_tag(env, class_tag, klass, out);
     return true;
 }
+
+jlong bk_class_class_tag(void) { return class_class_tag; }
 
 /* Collections started so far: an object can only have died if this moved
  * since it was seen alive. */
@@ -192,7 +206,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
 {
     BEGIN_CALLBACK();
     seam_object_info info;
-    if (!alloc_quiet && describe_class(env, klass, 0, &info)) {
+    if (!alloc_quiet && describe_class(env, klass, &info)) {
         jlong tag = ids_next_object(size);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
@@ -224,7 +238,7 @@ bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
         jlong size = 0;
         memset(out, 0, sizeof *out);
         if (klass != NULL && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, objects[0], &size)) &&
-            describe_class(env, klass, 0, out)) {
+            describe_class(env, klass, out)) {
             out->id = id;
             out->size = size;
             ok = true;
@@ -453,11 +467,7 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 {
     heap_list h;
     memset(&h, 0, sizeof h);
-    jclass class_class = (*env)->FindClass(env, "java/lang/Class");
-    if (class_class != NULL) {
-        JVMTI_CALL(bk.jvmti, GetTag, class_class, &h.class_class_tag);
-        (*env)->DeleteLocalRef(env, class_class);
-    }
+    h.class_class_tag = class_class_tag;
     if (h.class_class_tag == 0) {
         LOG_ERROR("java.lang.Class has no class ID: the start-up replay is skipped");
         *count = 0;
@@ -480,30 +490,17 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
     }
     for (int i = 0; i < h.count; i++) {
         seam_object_info *o = &h.list[i];
-        jlong ct = h.class_tags[i];
-        o->is_array = ids_array_type(ct);
-        if (o->is_array == JVMPI_NORMAL_OBJECT) {
-            o->class_id = seam_id_from_tag(ct);
-        } else if (o->is_array == JVMPI_CLASS) {
-            o->class_id = cached_element(ct);
-            if (o->class_id == NULL) {
-                jclass klass = class_of_tag(ct);
-                o->class_id = klass != NULL ? bk_element_class_id(env, klass) : NULL;
-                if (o->class_id != NULL) {
-                    cache_element(ct, o->class_id);
-                } else if (log_level >= LOG_LEVEL_DEBUG) {
-                    /* Loaded, not yet linked: it cannot have a CLASS_LOAD yet. */
-                    char *sig = NULL;
-                    if (klass != NULL) {
-                        JVMTI_CALL(bk.jvmti, GetClassSignature, klass, &sig, NULL);
-                    }
-                    LOG_DEBUG("start-up replay: arrays of %s carry no element class", sig ? sig : "?");
-                    bk_deallocate(sig);
-                }
-                if (klass != NULL) {
-                    (*env)->DeleteLocalRef(env, klass);
-                }
+        describe_by_tag(env, h.class_tags[i], NULL, o);
+        if (o->is_array == JVMPI_CLASS && o->class_id == NULL && log_level >= LOG_LEVEL_DEBUG) {
+            /* Loaded, not yet linked: it cannot have a CLASS_LOAD yet. */
+            jclass klass = class_of_tag(h.class_tags[i]);
+            char *sig = NULL;
+            if (klass != NULL) {
+                JVMTI_CALL(bk.jvmti, GetClassSignature, klass, &sig, NULL);
+                (*env)->DeleteLocalRef(env, klass);
             }
+            LOG_DEBUG("start-up replay: arrays of %s carry no element class", sig ? sig : "?");
+            bk_deallocate(sig);
         }
     }
     free(h.class_tags);

@@ -1485,25 +1485,6 @@ static void walk_free(walk *w)
     w->n_facts = w->n_chunks = w->cap_chunks = w->n_runs = w->cap_runs = w->n_roots = w->cap_roots = 0;
 }
 
-/* The tag the walk's callbacks give as the class of every Class object:
- * java.lang.Class's tag in this environment, whatever kind of tag it is. */
-static jlong class_class_tag(JNIEnv *env)
-{
-    jclass cc = (*env)->FindClass(env, "java/lang/Class");
-    if (cc == NULL) {
-        (*env)->ExceptionClear(env);
-        return 0;
-    }
-    jlong tag = 0;
-    JVMTI_CALL(bk.jvmti, GetTag, cc, &tag);
-    if (tag == 0) {
-        bk_class_id(env, cc);
-        JVMTI_CALL(bk.jvmti, GetTag, cc, &tag);
-    }
-    (*env)->DeleteLocalRef(env, cc);
-    return tag;
-}
-
 /* OBJECT_DUMP: the object's record, made before the walk, which names the
  * initial object in no callback but its own references. */
 static bool single_record(JNIEnv *env, walk *w, jobject obj)
@@ -1582,7 +1563,7 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         w->detail = detail;
         w->single = only != NULL;
         w->only_tag = seam_tag_from_id(only);
-        w->class_class_tag = class_class_tag(env);
+        w->class_class_tag = bk_class_class_tag();
         w->last_owner = -1;
         if (w->single && !single_record(env, w, obj)) {
             break;
