@@ -97,8 +97,6 @@ void gc_object_freed(int64_t tag)
     }
 }
 
-void gc_collection_started(void) {}
-
 void gc_collection_finished(void)
 {
     {

@@ -20,7 +20,6 @@
 
 /* From the backend's callbacks: memory and short locks only. */
 void gc_object_freed(int64_t tag);
-void gc_collection_started(void);
 void gc_collection_finished(void);
 
 /* DisableGC/EnableGC: while the count is above zero no window is delivered,

@@ -398,7 +398,6 @@ void layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
 }
 
 void layer_object_freed(int64_t tag) { gc_object_freed(tag); }
-void layer_gc_start(void) { gc_collection_started(); }
 void layer_gc_finish(void) { gc_collection_finished(); }
 
 void layer_jni_ref(JNIEnv *env, bool weak, jobject ref, jobject obj)

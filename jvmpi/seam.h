@@ -431,8 +431,8 @@ void layer_class_freed(jobjectID class_id);
 void layer_object_alloc(JNIEnv *env, const seam_object_info *obj);
 /* From ObjectFree, on whatever thread JVM TI posts it: no JNI, no agent code. */
 void layer_object_freed(int64_t tag);
-/* Inside GarbageCollectionStart/Finish: only memory and short locks. */
-void layer_gc_start(void);
+/* Inside GarbageCollectionFinish: only memory and short locks.  (A
+ * collection's start tells the JVMPI side nothing: its window opens after.) */
 void layer_gc_finish(void);
 /* A JNI global or weak global reference was made (obj its object) or deleted
  * (obj NULL) by code other than the layer; in the calling thread. */

@@ -530,9 +530,6 @@ void JNICALL bk_on_gc_start(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
     atomic_fetch_add_explicit(&gc_epoch, 1, memory_order_release);
-    if (atomic_load_explicit(&gc_wanted, memory_order_relaxed)) {
-        layer_gc_start();
-    }
     END_CALLBACK();
 }
 
