@@ -158,7 +158,7 @@ static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
 
 /* ---- event switches --------------------------------------------------------- */
 
-static bool set_mode(jvmtiEnv *env, jvmtiEvent event, bool on)
+bool bk_set_event(jvmtiEnv *env, jvmtiEvent event, bool on)
 {
     return JVMTI_OK(JVMTI_CALL(env, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
 }
@@ -181,7 +181,7 @@ static bool prepare_apply(void)
     pthread_mutex_lock(&prepare_lock);
     bool want = layer_wants_prepare || bk_heap_has_pending();
     if (want != prepare_on) {
-        ok = set_mode(bk.jvmti, JVMTI_EVENT_CLASS_PREPARE, want);
+        ok = bk_set_event(bk.jvmti, JVMTI_EVENT_CLASS_PREPARE, want);
         if (ok) {
             prepare_on = want;
         }
@@ -230,11 +230,11 @@ static bool source_set_now(seam_source source, bool on)
         layer_wants_prepare = on;
         return prepare_apply();
     case SEAM_SRC_CLASS_FILE_HOOK:
-        return set_mode(bk.jvmti, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, on);
     case SEAM_SRC_CLASS_FREE:
-        return set_mode(bk.jvmti_cls, JVMTI_EVENT_OBJECT_FREE, on);
+        return bk_set_event(bk.jvmti_cls, JVMTI_EVENT_OBJECT_FREE, on);
     case SEAM_SRC_DATA_DUMP:
-        return set_mode(bk.jvmti, JVMTI_EVENT_DATA_DUMP_REQUEST, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_DATA_DUMP_REQUEST, on);
     case SEAM_SRC_OBJECT_ALLOC:
         return bk_heap_alloc_switch(on);
     case SEAM_SRC_GC:
@@ -370,11 +370,11 @@ static bool create_envs(JavaVM *vm)
      * reports, and costs nothing for objects that have no ID.  So are the
      * collection events (one call per collection): they tell which objects
      * may have died (heap.c). */
-    return set_mode(bk.jvmti, JVMTI_EVENT_VM_INIT, true) && set_mode(bk.jvmti, JVMTI_EVENT_VM_DEATH, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && set_mode(bk.jvmti, JVMTI_EVENT_THREAD_END, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_OBJECT_FREE, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, true) &&
-           set_mode(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, true) && bk_heap_onload() &&
+    return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_INIT, true) && bk_set_event(bk.jvmti, JVMTI_EVENT_VM_DEATH, true) &&
+           bk_set_event(bk.jvmti, JVMTI_EVENT_THREAD_START, true) && bk_set_event(bk.jvmti, JVMTI_EVENT_THREAD_END, true) &&
+           bk_set_event(bk.jvmti, JVMTI_EVENT_OBJECT_FREE, true) &&
+           bk_set_event(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_START, true) &&
+           bk_set_event(bk.jvmti, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, true) && bk_heap_onload() &&
            bk_monitors_onload(vm);
 }
 

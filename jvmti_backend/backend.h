@@ -37,6 +37,8 @@ jvmtiError bk_check(jvmtiError err, bool expected, const char *call, const char 
 #define JVMTI_OK(err) ((err) == JVMTI_ERROR_NONE)
 
 void bk_deallocate(void *p);
+/* Switches a JVM TI event for all threads; false (and an error line) when refused. */
+bool bk_set_event(jvmtiEnv *env, jvmtiEvent event, bool on);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 

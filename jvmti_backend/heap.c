@@ -76,8 +76,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 
 bool bk_heap_alloc_switch(bool on)
 {
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE,
-                             JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL))) {
+    if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;
     }
     jvmtiPhase phase = JVMTI_PHASE_LIVE;

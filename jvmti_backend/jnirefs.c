@@ -14,7 +14,6 @@
 
 #include "backend.h"
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The VM's table, read once at VM init; NULL before. */
 static jniNativeInterface *vm_table;
 static jniNativeInterface reporting_table;
@@ -109,22 +108,18 @@ static void JNICALL delete_weak_global_ref(JNIEnv *env, jweak ref)
 
 bool bk_jni_refs_vm_init(void)
 {
-    bool ok;
-    {
-        pthread_mutex_lock(&table_lock);
-        ok = vm_table != NULL || JVMTI_OK(JVMTI_CALL(bk.jvmti, GetJNIFunctionTable, &vm_table));
-        if (ok) {
-            reporting_table = *vm_table;
-            reporting_table.NewGlobalRef = new_global_ref;
-            reporting_table.DeleteGlobalRef = delete_global_ref;
-            reporting_table.NewWeakGlobalRef = new_weak_global_ref;
-            reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
-            ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, &reporting_table));
-        }
-        if (!ok) {
-            vm_table = NULL;
-        }
-        pthread_mutex_unlock(&table_lock);
+    /* Once, at VM init, before any wrapper can run. */
+    bool ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, GetJNIFunctionTable, &vm_table));
+    if (ok) {
+        reporting_table = *vm_table;
+        reporting_table.NewGlobalRef = new_global_ref;
+        reporting_table.DeleteGlobalRef = delete_global_ref;
+        reporting_table.NewWeakGlobalRef = new_weak_global_ref;
+        reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
+        ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, &reporting_table));
+    }
+    if (!ok) {
+        vm_table = NULL;
     }
     if (!ok) {
         LOG_ERROR("the JNI function table could not be replaced: no JNI reference events, "

@@ -61,11 +61,6 @@ static bool add_live_caps(bool compiled, bool bytecodes)
     return ok;
 }
 
-static bool set_event(jvmtiEvent event, bool on)
-{
-    return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
-}
-
 bool bk_methods_source_set(seam_source source, bool on)
 {
     if (on && (source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT || source == SEAM_SRC_SINGLE_STEP) &&
@@ -79,21 +74,21 @@ bool bk_methods_source_set(seam_source source, bool on)
     }
     switch (source) {
     case SEAM_SRC_METHOD_ENTRY:
-        return set_event(JVMTI_EVENT_METHOD_ENTRY, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_METHOD_ENTRY, on);
     case SEAM_SRC_METHOD_RECEIVER:
         atomic_store(&want_receiver, on);
         return true;
     case SEAM_SRC_METHOD_EXIT:
-        return set_event(JVMTI_EVENT_METHOD_EXIT, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_METHOD_EXIT, on);
     case SEAM_SRC_COMPILED_LOAD:
-        return (!on || add_live_caps(true, false)) && set_event(JVMTI_EVENT_COMPILED_METHOD_LOAD, on);
+        return (!on || add_live_caps(true, false)) && bk_set_event(bk.jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD, on);
     case SEAM_SRC_COMPILED_UNLOAD:
-        return (!on || add_live_caps(true, false)) && set_event(JVMTI_EVENT_COMPILED_METHOD_UNLOAD, on);
+        return (!on || add_live_caps(true, false)) && bk_set_event(bk.jvmti, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, on);
     case SEAM_SRC_SINGLE_STEP: {
         if (on && !add_live_caps(false, true)) {
             return false;
         }
-        bool ok = set_event(JVMTI_EVENT_SINGLE_STEP, on);
+        bool ok = bk_set_event(bk.jvmti, JVMTI_EVENT_SINGLE_STEP, on);
         if (ok) {
             layer_single_step_switched(on);
         }

@@ -50,21 +50,16 @@ static bool add_capability(bool *have, bool events)
     return ok;
 }
 
-static bool set_mode(jvmtiEvent event, bool on)
-{
-    return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, on ? JVMTI_ENABLE : JVMTI_DISABLE, event, NULL));
-}
-
 static bool set_pair(jvmtiEvent a, jvmtiEvent b, bool on)
 {
     if (on && !add_capability(&have_monitor_events, true)) {
         return false;
     }
-    if (!set_mode(a, on)) {
+    if (!bk_set_event(bk.jvmti, a, on)) {
         return false;
     }
-    if (!set_mode(b, on)) {
-        set_mode(a, !on);
+    if (!bk_set_event(bk.jvmti, b, on)) {
+        bk_set_event(bk.jvmti, a, !on);
         return false;
     }
     return true;
@@ -357,7 +352,7 @@ static jvmtiEnv *bind_env;
 
 static void stop_bind_events(void)
 {
-    JVMTI_CALL(bind_env, SetEventNotificationMode, JVMTI_DISABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, NULL);
+    bk_set_event(bind_env, JVMTI_EVENT_NATIVE_METHOD_BIND, false);
 }
 
 /* Which sleep native method is, -1 for none. */
@@ -442,7 +437,7 @@ bool bk_monitors_onload(JavaVM *vm)
     if ((*vm)->GetEnv(vm, (void **)&bind_env, JVMTI_VERSION_1_2) != JNI_OK ||
         !JVMTI_OK(JVMTI_CALL(bind_env, AddCapabilities, &caps)) ||
         !JVMTI_OK(JVMTI_CALL(bind_env, SetEventCallbacks, &cb, (jint)sizeof cb)) ||
-        !JVMTI_OK(JVMTI_CALL(bind_env, SetEventNotificationMode, JVMTI_ENABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, NULL))) {
+        !bk_set_event(bind_env, JVMTI_EVENT_NATIVE_METHOD_BIND, true)) {
         LOG_ERROR("no NativeMethodBind: MONITOR_WAIT will not report Thread.sleep");
         bind_env = NULL;
     }
