@@ -378,6 +378,30 @@ static bool create_envs(JavaVM *vm)
            bk_monitors_onload(vm);
 }
 
+bool bk_need_capabilities(const jvmtiCapabilities *want)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static jvmtiCapabilities held; /* what this function added so far */
+    const unsigned char *w = (const unsigned char *)want;
+    unsigned char *h = (unsigned char *)&held;
+    jvmtiCapabilities missing;
+    unsigned char *m = (unsigned char *)&missing;
+    bool ok = true, any = false;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < sizeof held; i++) {
+        m[i] = (unsigned char)(w[i] & ~h[i]);
+        any = any || m[i] != 0;
+    }
+    if (any) {
+        ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &missing));
+        for (size_t i = 0; ok && i < sizeof held; i++) {
+            h[i] |= m[i];
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
 void bk_caps_missing(const char *what)
 {
     LOG_ERROR("%s: not available: the agent did not enable these events in JVM_OnLoad, so the layer did not "
@@ -401,7 +425,7 @@ static void take_costly_capabilities(void)
     if (w.methods) {
         bk_methods_onload_caps(&caps, w.receiver);
     }
-    if ((w.monitors || w.methods) && !JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
+    if (!bk_need_capabilities(&caps)) {
         return;
     }
     bk.caps_monitors = w.monitors;

@@ -21,6 +21,9 @@ typedef struct {
     bool caps_methods, caps_receiver, caps_monitors;
 } backend_globals;
 
+/* Adds to the main environment those of want's capabilities it lacks; cheap
+ * once they are held (for capabilities taken when first needed). */
+bool bk_need_capabilities(const jvmtiCapabilities *want);
 /* One error line for an event or request whose capabilities were not taken. */
 void bk_caps_missing(const char *what);
 

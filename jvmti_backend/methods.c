@@ -10,7 +10,6 @@
  * (bk_methods_onload_caps).  Compiled method events and bytecodes are
  * granted in the live phase too: they are added when first needed.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,32 +32,14 @@ void bk_methods_onload_caps(jvmtiCapabilities *caps, bool receiver)
     caps->can_access_local_variables = receiver;
 }
 
+/* Granted in the live phase too: taken when first needed. */
 static bool add_live_caps(bool compiled, bool bytecodes)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static bool have_compiled, have_bytecodes;
-    bool ok = true;
-    pthread_mutex_lock(&lock);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
-    bool need = false;
-    if (compiled && !have_compiled) {
-        caps.can_generate_compiled_method_load_events = 1;
-        need = true;
-    }
-    if (bytecodes && !have_bytecodes) {
-        caps.can_get_bytecodes = 1;
-        need = true;
-    }
-    if (need) {
-        ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps));
-        if (ok) {
-            have_compiled = have_compiled || compiled;
-            have_bytecodes = have_bytecodes || bytecodes;
-        }
-    }
-    pthread_mutex_unlock(&lock);
-    return ok;
+    caps.can_generate_compiled_method_load_events = compiled;
+    caps.can_get_bytecodes = bytecodes;
+    return bk_need_capabilities(&caps);
 }
 
 bool bk_methods_source_set(seam_source source, bool on)

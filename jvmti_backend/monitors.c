@@ -26,33 +26,23 @@
 
 /* ---- capabilities ------------------------------------------------------------ */
 
-static pthread_mutex_t caps_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool have_monitor_info, have_monitor_events;
-
 /* Both can be added in the live phase, so they are taken when first needed:
  * an agent that never asks pays nothing for them. */
-static bool add_capability(bool *have, bool events)
+static bool add_capability(bool events)
 {
-    bool ok;
-    pthread_mutex_lock(&caps_lock);
-    if (!*have) {
-        jvmtiCapabilities caps;
-        memset(&caps, 0, sizeof caps);
-        if (events) {
-            caps.can_generate_monitor_events = 1;
-        } else {
-            caps.can_get_monitor_info = 1;
-        }
-        *have = JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps));
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    if (events) {
+        caps.can_generate_monitor_events = 1;
+    } else {
+        caps.can_get_monitor_info = 1;
     }
-    ok = *have;
-    pthread_mutex_unlock(&caps_lock);
-    return ok;
+    return bk_need_capabilities(&caps);
 }
 
 static bool set_pair(jvmtiEvent a, jvmtiEvent b, bool on)
 {
-    if (on && !add_capability(&have_monitor_events, true)) {
+    if (on && !add_capability(true)) {
         return false;
     }
     if (!bk_set_event(bk.jvmti, a, on)) {
@@ -69,7 +59,7 @@ bool bk_monitor_source_set(seam_source source, bool on)
 {
     /* CONTENDED_EXIT needs the owner of a monitor (GetObjectMonitorUsage). */
     if (on && source == SEAM_SRC_MONITOR_CONTENDED) {
-        add_capability(&have_monitor_info, false);
+        add_capability(false);
     }
     if (source == SEAM_SRC_MONITOR_CONTENDED) {
         return set_pair(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, on);
@@ -137,7 +127,7 @@ jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
 {
     jvmtiMonitorUsage u;
     memset(&u, 0, sizeof u);
-    if (!add_capability(&have_monitor_info, false) ||
+    if (!add_capability(false) ||
         !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectMonitorUsage, object, &u))) {
         return NULL;
     }
@@ -224,7 +214,7 @@ bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snaps
         bk_caps_missing("MONITOR_DUMP");
         return false;
     }
-    if (!add_capability(&have_monitor_info, false)) {
+    if (!add_capability(false)) {
         LOG_ERROR("MONITOR_DUMP: the VM refused can_get_monitor_info");
         return false;
     }
