@@ -61,9 +61,9 @@ seam_caps_wanted layer_capabilities_wanted(void)
                                     JVMPI_EVENT_MONITOR_WAITED};
     bool all = caps_all || !agent_named;
     seam_caps_wanted w;
-    w.methods = all || any_enabled(methods, 4);
+    w.methods = all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0]));
     w.receiver = all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2);
-    w.monitors = all || any_enabled(monitors, 5);
+    w.monitors = all || any_enabled(monitors, (int)(sizeof monitors / sizeof monitors[0]));
     return w;
 }
 
