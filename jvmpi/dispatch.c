@@ -99,6 +99,26 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     events_deliver(env, &ev);
 }
 
+void dispatch_object_free(JNIEnv *env, jobjectID obj_id)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_OBJECT_FREE;
+    ev.u.obj_free.obj_id = obj_id;
+    events_deliver(env, &ev);
+}
+
+void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_GC_FINISH;
+    ev.u.gc_info.used_objects = used_objects;
+    ev.u.gc_info.used_object_space = used_object_space;
+    ev.u.gc_info.total_object_space = total_object_space;
+    events_deliver(env, &ev);
+}
+
 void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref)
 {
     JVMPI_Event ev;

@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "dispatch.h"
@@ -196,25 +195,6 @@ static void wait_for_frees_to_settle(const settle_times *t)
     }
 }
 
-static void deliver_free(JNIEnv *env, int64_t tag)
-{
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = JVMPI_EVENT_OBJECT_FREE;
-    ev.u.obj_free.obj_id = seam_id_from_tag(tag);
-    events_deliver(env, &ev);
-}
-
-static void deliver_finish(JNIEnv *env)
-{
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = JVMPI_EVENT_GC_FINISH;
-    ids_live(&ev.u.gc_info.used_objects, &ev.u.gc_info.used_object_space);
-    ev.u.gc_info.total_object_space = seam_heap_capacity(env);
-    events_deliver(env, &ev);
-}
-
 /* One window on the calling thread.  forced: deliver GC_START/GC_FINISH even
  * with nothing queued (RunGC ran a collection). */
 static void deliver_window(JNIEnv *env, bool forced)
@@ -261,11 +241,13 @@ static void deliver_window(JNIEnv *env, bool forced)
         }
         for (size_t i = 0; i < n; i++) {
             if (events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
-                deliver_free(env, frees[i]);
+                dispatch_object_free(env, seam_id_from_tag(frees[i]));
             }
         }
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
-            deliver_finish(env);
+            jlong objects, bytes;
+            ids_live(&objects, &bytes);
+            dispatch_gc_finish(env, objects, bytes, seam_heap_capacity(env));
         }
     }
     free(frees);
