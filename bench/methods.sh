@@ -14,7 +14,7 @@
 # (default 3), WORKLOADS ("javac calls"), CONFIGS ("a n p l"), JAVAC_FILES
 # (java/util sources javac compiles, default 15), CALL_ROUNDS (CallHeavy's
 # argument, default 60), RUN_TIMEOUT (default 600), BENCH_WORK, SRC_ZIP (the JDK's
-# sources; default $JAVA_HOME/lib/src.zip or the one heap.sh fetched).
+# sources; default $JAVA_HOME/lib/src.zip, else the one scripts/jdk_sources.sh fetches).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,18 +49,8 @@ CLASSES=$BUILD_DIR/bench/classes
 # that compiles them, patched into java.base, so every run does the same work.
 TREE=$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES
 prepare_javac() {
-  [ -f "$TREE/.done" ] && return
-  # heap.sh unpacks openjdk-17-source into its work directory when the JDK has no src.zip.
-  local zip=${SRC_ZIP:-}
-  for z in "$JAVA_HOME/lib/src.zip" "$BUILD_DIR/bench/work/openjdk-17-source/x/usr/lib/jvm/openjdk-17/lib/src.zip"; do
-    [ -z "$zip" ] && [ -r "$z" ] && zip=$z
-  done
-  [ -n "$zip" ] || die "no src.zip for JDK $JDK_MAJOR: set SRC_ZIP, or run bench/heap.sh once (it fetches one for JDK 17)"
-  rm -rf "$TREE" && mkdir -p "$TREE/src"
-  unzip -Z1 "$zip" | grep -E '^java\.base/java/util/[^/]+\.java$' | LC_ALL=C sort | head -n "$JAVAC_FILES" >"$TREE/files.txt"
-  (cd "$TREE/src" && unzip -q "$zip" $(cat "$TREE/files.txt"))
-  sed "s|^|$TREE/src/|" "$TREE/files.txt" >"$TREE/sources.args"
-  touch "$TREE/.done"
+  . "$ROOT/scripts/jdk_sources.sh"
+  jdk_sources_tree "$TREE" "$JAVAC_FILES" || die "no java/util sources for JDK $JDK_MAJOR"
 }
 
 agent_opt() {

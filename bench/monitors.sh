@@ -49,15 +49,8 @@ JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 |
 # compiled into java.base (as bench/heap.sh does it).
 TREE=${JAVAC_TREE:-$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES}
 prepare_javac() {
-  [ -f "$TREE/.done" ] && return
-  local zip=$JAVA_HOME/lib/src.zip
-  [ -r "$zip" ] || die "no $zip (bench/heap.sh knows how to fetch one for JDK 17)"
-  command -v unzip >/dev/null || die "needs unzip"
-  rm -rf "$TREE" && mkdir -p "$TREE/src"
-  unzip -Z1 "$zip" | grep -E '^java\.base/java/util/[^/]+\.java$' | LC_ALL=C sort | head -n "$JAVAC_FILES" >"$TREE/files.txt"
-  (cd "$TREE/src" && unzip -q "$zip" $(cat "$TREE/files.txt"))
-  sed "s|^|$TREE/src/|" "$TREE/files.txt" >"$TREE/sources.args"
-  touch "$TREE/.done"
+  . "$ROOT/scripts/jdk_sources.sh"
+  jdk_sources_tree "$TREE" "$JAVAC_FILES" || die "no java/util sources for JDK $JDK_MAJOR"
 }
 
 agent_opt() {

@@ -6,12 +6,12 @@
 #
 # Installing openjdk-17-source would also move openjdk-17-jdk to the source
 # package's version on this machine; only src.zip is needed, so the package is
-# downloaded and unpacked under DIR instead.  A src.zip the JDK already has
-# (JAVA_HOME/lib/src.zip) is used as it is.
+# downloaded and unpacked under DIR instead.  A src.zip named by SRC_ZIP, or
+# one the JDK already has (JAVA_HOME/lib/src.zip), is used as it is.
 
 jdk_sources_zip() {
   local dir=$1 z
-  for z in "${JAVA_HOME:-/nonexistent}/lib/src.zip" /usr/lib/jvm/openjdk-17/lib/src.zip \
+  for z in "${SRC_ZIP:-/nonexistent}" "${JAVA_HOME:-/nonexistent}/lib/src.zip" /usr/lib/jvm/openjdk-17/lib/src.zip \
            "$dir/deb/usr/lib/jvm/openjdk-17/lib/src.zip"; do
     [ -r "$z" ] && { echo "$z"; return 0; }
   done
