@@ -40,7 +40,7 @@ bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static bool caps_all, agent_named;
+static bool caps_all, agent_named, class_cache = true;
 
 static bool any_enabled(const jint *events, int n)
 {
@@ -67,6 +67,8 @@ seam_caps_wanted layer_capabilities_wanted(void)
     return w;
 }
 
+bool layer_class_cache_allowed(void) { return class_cache; }
+
 jint layer_onload(JavaVM *vm, const char *text)
 {
     char err[512];
@@ -77,6 +79,7 @@ jint layer_onload(JavaVM *vm, const char *text)
     }
     log_set_level((log_level_t)lopts.log_level);
     caps_all = lopts.caps_all;
+    class_cache = lopts.class_cache;
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
         options_layer_free(&lopts);

@@ -55,6 +55,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->log_level = LOG_LEVEL_WARN;
     out->log_file = NULL;
     out->caps_all = false;
+    out->class_cache = true;
     if (text == NULL) {
         return 0;
     }
@@ -92,9 +93,19 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
                 rc = -1;
                 break;
             }
+        } else if (strcmp(tok, "classcache") == 0) {
+            if (strcmp(value, "auto") == 0 || strcmp(value, "off") == 0) {
+                out->class_cache = strcmp(value, "auto") == 0;
+            } else {
+                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: classcache=%s: expected auto or off", value);
+                rc = -1;
+                break;
+            }
         } else {
             snprintf(err, errlen,
-                     "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>)", tok);
+                     "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>, "
+                     "classcache=<auto|off>)",
+                     tok);
             rc = -1;
             break;
         }

@@ -1,7 +1,7 @@
 /*
  * options - the two option strings the layer reads:
  *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
- *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>]
+ *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>]
  */
 #ifndef JVMPI_OPTIONS_H_
 #define JVMPI_OPTIONS_H_
@@ -22,6 +22,7 @@ typedef struct {
     int log_level;        /* log_level_t */
     char *log_file;
     bool caps_all;        /* caps=all: take every costly capability up front */
+    bool class_cache;     /* classcache=auto (true) or off */
 } options_layer;
 
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen);

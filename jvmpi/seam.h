@@ -406,6 +406,9 @@ typedef struct seam_caps_wanted {
     bool monitors;   /* MONITOR_DUMP and the Java monitor events */
 } seam_caps_wanted;
 seam_caps_wanted layer_capabilities_wanted(void);
+/* False with JVMPI_LAYER_OPTIONS=classcache=off: every allocation then asks
+ * JVM TI for its class (jvmti_backend/classcache.c says why it need not). */
+bool layer_class_cache_allowed(void);
 
 /* GetEnv for a JVMPI version: the interface, or NULL for other versions. */
 JVMPI_Interface *layer_interface_for(jint version);

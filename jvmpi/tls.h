@@ -19,6 +19,7 @@
 #define TLS_ANNOUNCED_SLOTS 256
 #define TLS_ELEMENT_SLOTS 64
 #define TLS_RECENT_OBJECTS 16
+#define TLS_CLASS_SLOTS 64
 
 typedef struct tls_caches {
     /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/layer.c) */
@@ -36,6 +37,13 @@ typedef struct tls_caches {
         unsigned long gc_epoch;
     } recent[TLS_RECENT_OBJECTS];
     unsigned recent_next;
+    /* class tags by mirror address and pause interval (jvmti_backend/classcache.c) */
+    struct {
+        uintptr_t mirror;
+        unsigned long interval;
+        int64_t tag;
+    } classes[TLS_CLASS_SLOTS];
+    unsigned class_hits; /* since the last hit checked against JVM TI */
 } tls_caches;
 
 /* The calling thread's caches, made zeroed on first use and freed when the

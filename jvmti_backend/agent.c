@@ -134,6 +134,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
     BEGIN_CALLBACK();
     layer_vm_death(env);
+    bk_classcache_vm_death();
     END_CALLBACK();
     atomic_store(&vm_dead, true);
     wait_for_callbacks();

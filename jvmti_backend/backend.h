@@ -7,6 +7,7 @@
 #include <jvmti.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "log.h"
 #include "seam.h"
@@ -34,9 +35,14 @@ extern backend_globals bk;
  * JVMTI_TRY is for calls whose failure is an expected answer (no source
  * file, a native method) and logs only at debug level. */
 jvmtiError bk_check(jvmtiError err, bool expected, const char *call, const char *file, int line);
-#define JVMTI_CALL(env, fn, ...) bk_check((*(env))->fn((env), __VA_ARGS__), false, #fn, __FILE__, __LINE__)
-#define JVMTI_CALL0(env, fn) bk_check((*(env))->fn((env)), false, #fn, __FILE__, __LINE__)
-#define JVMTI_TRY(env, fn, ...) bk_check((*(env))->fn((env), __VA_ARGS__), true, #fn, __FILE__, __LINE__)
+/* Success costs no call: some of these are on the allocation path. */
+static inline jvmtiError bk_checked(jvmtiError err, bool expected, const char *call, const char *file, int line)
+{
+    return err == JVMTI_ERROR_NONE ? err : bk_check(err, expected, call, file, line);
+}
+#define JVMTI_CALL(env, fn, ...) bk_checked((*(env))->fn((env), __VA_ARGS__), false, #fn, __FILE__, __LINE__)
+#define JVMTI_CALL0(env, fn) bk_checked((*(env))->fn((env)), false, #fn, __FILE__, __LINE__)
+#define JVMTI_TRY(env, fn, ...) bk_checked((*(env))->fn((env), __VA_ARGS__), true, #fn, __FILE__, __LINE__)
 #define JVMTI_OK(err) ((err) == JVMTI_ERROR_NONE)
 
 void bk_deallocate(void *p);
@@ -56,6 +62,23 @@ void bk_callback_exit(void);
 jobjectID bk_class_id(JNIEnv *env, jclass klass);
 void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
+
+/* classcache.c: each thread's recent classes, by mirror address (see there) */
+typedef struct bk_classcache_key {
+    uintptr_t mirror;       /* 0: the cache cannot be used for this lookup */
+    unsigned long interval; /* pauses started when the address was read */
+} bk_classcache_key;
+/* At VM init: turns the cache on where the VM and collector allow it. */
+void bk_classcache_vm_init(JNIEnv *env, bool allowed);
+/* What vm_init decided; the unit tests call it themselves. */
+void bk_classcache_set_enabled(bool on);
+void bk_classcache_vm_death(void);
+/* klass: a local reference (the cache reads its slot).  True with
+ * *class_tag set on a hit; on a miss, *key says where to put the answer. */
+bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag);
+void bk_classcache_put(const bk_classcache_key *key, jlong class_tag);
+void bk_classcache_gc_start(void);
+void bk_classcache_gc_finish(void);
 
 /* heap.c */
 bool bk_heap_onload(void);

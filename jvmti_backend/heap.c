@@ -33,6 +33,9 @@ bool bk_heap_onload(void)
 
 void bk_heap_vm_init(JNIEnv *env, jthread thread)
 {
+    alloc_quiet = true; /* it runs a little Java code */
+    bk_classcache_vm_init(env, layer_class_cache_allowed());
+    alloc_quiet = false;
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
     if (class_class != NULL) {
         component_type_field = (*env)->GetFieldID(env, class_class, "componentType", "Ljava/lang/Class;");
@@ -152,23 +155,44 @@ static void describe_by_tag(JNIEnv *env, jlong class_tag, jclass klass, seam_obj
     }
 }
 
-/* class_id and is_array of an object of class klass.  False when the class
- * cannot have an ID, or is java.lang.Class (CLASS_LOAD defines its objects). */
-static bool describe_class(JNIEnv *env, jclass klass, seam_object_info *out)
+/* klass's tag, giving it one when it has none; 0 when it cannot have one. */
+static jlong class_tag_of(JNIEnv *env, jclass klass)
 {
     jlong class_tag = 0;
     JVMTI_CALL(bk.jvmti_cls, GetTag, klass, &class_tag);
-    if (class_tag == 0) {
-        class_tag = seam_tag_from_id(bk_class_id(env, klass));
-        if (class_tag == 0) {
-            return false;
-        }
-    }
-    if (class_tag == class_class_tag) {
+    return class_tag != 0 ? class_tag : seam_tag_from_id(bk_class_id(env, klass));
+}
+
+/* class_id and is_array of an object of the class tagged class_tag (klass).
+ * False when the class has no ID, or is java.lang.Class (CLASS_LOAD defines
+ * its objects). */
+static bool describe_tagged_class(JNIEnv *env, jlong class_tag, jclass klass, seam_object_info *out)
+{
+    if (class_tag == 0 || class_tag == class_class_tag) {
         return false;
     }
     describe_by_tag(env, class_tag, klass, out);
     return true;
+}
+
+static bool describe_class(JNIEnv *env, jclass klass, seam_object_info *out)
+{
+    return describe_tagged_class(env, class_tag_of(env, klass), klass, out);
+}
+
+/* The tag of an allocated object's class: from the thread's class cache
+ * when it has it (no JVM TI call), else from JVM TI, then cached. */
+static jlong allocated_class_tag(JNIEnv *env, jclass klass)
+{
+    bk_classcache_key key;
+    jlong class_tag = 0;
+    if (!bk_classcache_find(klass, &key, &class_tag)) {
+        class_tag = class_tag_of(env, klass);
+        if (class_tag != 0) {
+            bk_classcache_put(&key, class_tag);
+        }
+    }
+    return class_tag;
 }
 
 jlong bk_class_class_tag(void) { return class_class_tag; }
@@ -205,7 +229,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
 {
     BEGIN_CALLBACK();
     seam_object_info info;
-    if (!alloc_quiet && describe_class(env, klass, &info)) {
+    if (!alloc_quiet && describe_tagged_class(env, allocated_class_tag(env, klass), klass, &info)) {
         jlong tag = ids_next_object(size);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
@@ -529,12 +553,14 @@ void JNICALL bk_on_gc_start(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
     atomic_fetch_add_explicit(&gc_epoch, 1, memory_order_release);
+    bk_classcache_gc_start();
     END_CALLBACK();
 }
 
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
+    bk_classcache_gc_finish();
     if (atomic_load_explicit(&gc_wanted, memory_order_relaxed)) {
         layer_gc_finish();
     }

@@ -162,6 +162,35 @@ START_TEST(test_layer_ok)
 }
 END_TEST
 
+/* caps= and classcache=: the defaults, each value, the last one winning. */
+static const struct {
+    const char *text;
+    bool caps_all, class_cache;
+} switch_cases[] = {
+    {NULL, false, true},
+    {"log=info", false, true},
+    {"caps=all", true, true},
+    {"caps=all,caps=auto", false, true},
+    {"classcache=off", false, false},
+    {"classcache=off,classcache=auto", false, true},
+    {"caps=all,classcache=off,log=debug", true, false},
+};
+
+START_TEST(test_layer_switches)
+{
+    options_layer o;
+    char err[256] = "";
+    memset(&o, 0x5a, sizeof o);
+    const char *text = switch_cases[_i].text;
+    ck_assert_msg(options_parse_layer(text, &o, err, sizeof err) == 0, "\"%s\": %s", text ? text : "(null)", err);
+    ck_assert_msg(o.caps_all == switch_cases[_i].caps_all, "\"%s\": caps_all %d", text ? text : "(null)",
+                  (int)o.caps_all);
+    ck_assert_msg(o.class_cache == switch_cases[_i].class_cache, "\"%s\": class_cache %d",
+                  text ? text : "(null)", (int)o.class_cache);
+    options_layer_free(&o);
+}
+END_TEST
+
 struct layer_bad {
     const char *text;
     const char *must_name;  /* the error text names what was wrong */
@@ -176,6 +205,10 @@ static const struct layer_bad layer_bad_cases[] = {
     {"LOG=info", "LOG"},
     {"logfile=/tmp/x,bogus", "bogus"},
     {"logfile=", "logfile"},
+    {"caps=some", "caps=some"},
+    {"caps", "caps"},
+    {"classcache=on", "classcache=on"},
+    {"log=info,classcache", "classcache"},
 };
 
 START_TEST(test_layer_bad)
@@ -351,6 +384,7 @@ static Suite *options_suite(void)
     tc = tcase_create("layer");
     tcase_add_loop_test(tc, test_layer_ok, 0, (int)(sizeof layer_cases / sizeof layer_cases[0]));
     tcase_add_loop_test(tc, test_layer_bad, 0, (int)(sizeof layer_bad_cases / sizeof layer_bad_cases[0]));
+    tcase_add_loop_test(tc, test_layer_switches, 0, (int)(sizeof switch_cases / sizeof switch_cases[0]));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("loader");
