@@ -195,17 +195,25 @@ static void wait_for_frees_to_settle(const settle_times *t)
     }
 }
 
-/* One window on the calling thread.  forced: deliver GC_START/GC_FINISH even
- * with nothing queued (RunGC ran a collection). */
-static void deliver_window(JNIEnv *env, bool forced)
+typedef enum {
+    WINDOW_DUE,    /* the delivery thread's, when wait_ms_locked() says so */
+    WINDOW_RUN_GC, /* RunGC's: GC_START/GC_FINISH even with nothing queued */
+    WINDOW_LAST    /* at VM death: the frees queued so far, at once */
+} window_kind;
+
+/* One window on the calling thread. */
+static void deliver_window(JNIEnv *env, window_kind kind)
 {
+    bool forced = kind == WINDOW_RUN_GC;
     long target, served_before;
     {
         pthread_mutex_lock(&lock);
         while (window_busy) {
             pthread_cond_wait(&idle, &lock);
         }
-        if (disable_depth > 0 || (!forced && wait_ms_locked() != 0)) {
+        bool nothing_left = queue_len == 0 && collections_finished == collections_served;
+        if (disable_depth > 0 || (kind == WINDOW_DUE && wait_ms_locked() != 0) ||
+            (kind == WINDOW_LAST && nothing_left)) {
             pthread_mutex_unlock(&lock);
             return;
         }
@@ -219,7 +227,7 @@ static void deliver_window(JNIEnv *env, bool forced)
         /* RunGC made JVM TI post what no thread was posting; another thread
          * may still be posting a batch it took before. */
         wait_for_frees_to_settle(&after_run_gc);
-    } else if (target != served_before) {
+    } else if (target != served_before && kind == WINDOW_DUE) {
         wait_for_frees_to_settle(&after_collection);
     }
     int64_t *frees;
@@ -260,7 +268,9 @@ static void deliver_window(JNIEnv *env, bool forced)
     wake(); /* collections may have finished meanwhile */
 }
 
-void gc_deliver_due(JNIEnv *env) { deliver_window(env, false); }
+void gc_deliver_due(JNIEnv *env) { deliver_window(env, WINDOW_DUE); }
+
+void gc_deliver_last(JNIEnv *env) { deliver_window(env, WINDOW_LAST); }
 
 void gc_run(JNIEnv *env)
 {
@@ -280,7 +290,7 @@ void gc_run(JNIEnv *env)
         LOG_INFO("RunGC inside a GC event handler: its frees come in the next window");
         return;
     }
-    deliver_window(env, true);
+    deliver_window(env, WINDOW_RUN_GC);
 }
 
 void gc_reset(void)

@@ -38,6 +38,13 @@ void gc_run(JNIEnv *env);
 long gc_window_wait_ms(void);
 /* Delivers a window if one is due; called by the delivery thread. */
 void gc_deliver_due(JNIEnv *env);
+/* At VM death, before JVM_SHUT_DOWN: the frees JVM TI has posted that no
+ * window has delivered yet (JDK 5.0 had sent them in the collection
+ * itself).  It does not wait for more: JVM TI may still be posting the
+ * frees of the last collections, which are then never reported (nor are
+ * they to a plain JVM TI agent, whose VM exits meanwhile).  Nothing when
+ * there are none, or GC is disabled. */
+void gc_deliver_last(JNIEnv *env);
 
 /* Called when the state changes in a way the delivery thread must see. */
 void gc_set_waker(void (*wake)(void));

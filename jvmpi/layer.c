@@ -213,6 +213,7 @@ void layer_vm_death(JNIEnv *env)
     if (layer_phase() == LAYER_DEAD) {
         return;
     }
+    gc_deliver_last(env);
     if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
     }

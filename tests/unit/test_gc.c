@@ -144,9 +144,10 @@ static void collection(const int64_t *freed, int n)
     }
 }
 
-static void assert_window(int from, const int64_t *freed, int n)
+/* recs[from..]: GC_START, the frees, GC_FINISH, all on one thread */
+static void assert_window_at(int from, const int64_t *freed, int n)
 {
-    ck_assert_int_eq(nrec(), from + n + 2);
+    ck_assert_int_ge(nrec(), from + n + 2);
     ck_assert_int_eq(recs[from].type, JVMPI_EVENT_GC_START);
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(recs[from + 1 + i].type, JVMPI_EVENT_OBJECT_FREE);
@@ -157,6 +158,13 @@ static void assert_window(int from, const int64_t *freed, int n)
         ck_assert(pthread_equal(recs[i].thread, recs[from].thread));
         ck_assert_ptr_eq(recs[i].env_id, recs[from].env_id);
     }
+}
+
+/* ... and nothing after it */
+static void assert_window(int from, const int64_t *freed, int n)
+{
+    ck_assert_int_eq(nrec(), from + n + 2);
+    assert_window_at(from, freed, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -328,6 +336,43 @@ START_TEST(test_stray_frees_wait_a_while)
 }
 END_TEST
 
+/* Frees queued when the VM dies still get their window, before
+ * JVM_SHUT_DOWN: those objects were collected, and a JDK 5.0 agent heard of
+ * them in the collection itself. */
+START_TEST(test_last_window_at_vm_death)
+{
+    enable_gc_events();
+    enable(JVMPI_EVENT_JVM_SHUT_DOWN);
+    go_live();
+    int64_t t[3] = {ids_next_object(16), ids_next_object(16), ids_next_object(16)};
+    layer_object_freed(t[0]); /* stray: its window would wait 500 ms */
+    collection(&t[1], 1);
+    layer_vm_death(ENV_MAIN);
+    assert_window_at(0, t, 2);
+    ck_assert_int_eq(recs[3].used_objects, 1);
+    ck_assert_int_eq(recs[4].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+    ck_assert_int_eq(nrec(), 5);
+}
+END_TEST
+
+/* ... and none when nothing is left, or while GC is disabled. */
+START_TEST(test_no_last_window_without_frees)
+{
+    enable_gc_events();
+    enable(JVMPI_EVENT_JVM_SHUT_DOWN);
+    go_live();
+    collection(NULL, 0);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, NULL, 0);
+    int64_t t = ids_next_object(16);
+    pi->DisableGC();
+    collection(&t, 1);
+    layer_vm_death(ENV_MAIN);
+    ck_assert_int_eq(nrec(), 3);
+    ck_assert_int_eq(recs[2].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+}
+END_TEST
+
 /* ---- OBJECT_ALLOC -------------------------------------------------------- */
 
 #define CLASS_A seam_id_from_tag(ids_next_class(0))
@@ -475,6 +520,8 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_run_gc_with_nothing_freed_still_brackets);
     tcase_add_test(tc, test_run_gc_from_a_gc_handler);
     tcase_add_test(tc, test_stray_frees_wait_a_while);
+    tcase_add_test(tc, test_last_window_at_vm_death);
+    tcase_add_test(tc, test_no_last_window_without_frees);
     suite_add_tcase(s, tc);
     tc = tcase_create("objects");
     tcase_add_checked_fixture(tc, setup, teardown);
