@@ -19,7 +19,7 @@
 #define TLS_ANNOUNCED_SLOTS 256
 #define TLS_ELEMENT_SLOTS 64
 #define TLS_RECENT_OBJECTS 16
-#define TLS_CLASS_SLOTS 64
+#define TLS_CLASS_SLOTS 256
 
 typedef struct tls_caches {
     /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/layer.c) */

@@ -47,9 +47,10 @@ static uintptr_t mirror_of(jclass local)
     return __atomic_load_n((const uintptr_t *)local, __ATOMIC_ACQUIRE);
 }
 
+/* Fibonacci hashing: mirrors lie close together, and their low bits say little. */
 static unsigned slot_of(uintptr_t mirror)
 {
-    return (unsigned)((mirror >> 3) ^ (mirror >> 12)) % TLS_CLASS_SLOTS;
+    return (unsigned)(((uint64_t)mirror * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % TLS_CLASS_SLOTS;
 }
 
 bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag)
