@@ -201,6 +201,7 @@ void bk_classcache_set_enabled(bool on) { atomic_store(&enabled, on); }
 
 void bk_classcache_vm_death(void)
 {
-    LOG_INFO("class cache: about %lu hits, %lu misses, %lu hits checked against JVM TI%s", atomic_load(&hits),
-             atomic_load(&misses), atomic_load(&checks), atomic_load(&enabled) ? "" : " (off)");
+    LOG_INFO("class cache: about %lu hits, %lu misses, %lu hits checked against JVM TI, %lu pauses%s",
+             atomic_load(&hits), atomic_load(&misses), atomic_load(&checks), atomic_load(&pauses_finished),
+             atomic_load(&enabled) ? "" : " (off)");
 }
