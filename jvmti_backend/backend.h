@@ -20,6 +20,11 @@ typedef struct {
     jobject internal_thread; /* global ref to the layer's delivery thread */
     /* which costly OnLoad-only capabilities were taken (agent.c) */
     bool caps_methods, caps_receiver, caps_monitors;
+    /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
+     * pause.  Objects die and move only in pauses, so what was seen in one
+     * pause interval holds until the next one starts (heap.c's recent
+     * allocations, classcache.c). */
+    _Atomic unsigned long pauses_started, pauses_finished;
 } backend_globals;
 
 /* Adds to the main environment those of want's capabilities it lacks; cheap
@@ -77,8 +82,6 @@ void bk_classcache_vm_death(void);
  * *class_tag set on a hit; on a miss, *key says where to put the answer. */
 bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag);
 void bk_classcache_put(const bk_classcache_key *key, jlong class_tag);
-void bk_classcache_gc_start(void);
-void bk_classcache_gc_finish(void);
 
 /* heap.c */
 bool bk_heap_onload(void);

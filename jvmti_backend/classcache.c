@@ -30,13 +30,8 @@
 #define CHECK_EVERY 4096
 
 static _Atomic bool enabled;
-/* GarbageCollectionStart and Finish events so far: equal outside pauses. */
-static _Atomic unsigned long pauses_started, pauses_finished;
 /* For the closing log line; hits are counted per thread and added here at each check. */
 static _Atomic unsigned long hits, misses, checks;
-
-void bk_classcache_gc_start(void) { atomic_fetch_add(&pauses_started, 1); }
-void bk_classcache_gc_finish(void) { atomic_fetch_add(&pauses_finished, 1); }
 
 /* The mirror address a local reference holds.  The slot belongs to this
  * thread, but a collector may rewrite it concurrently while the thread is in
@@ -65,12 +60,12 @@ bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag)
     }
     /* A sequence lock over the pauses: the address read is valid for
      * interval `started` only if no pause was running or began meanwhile. */
-    unsigned long started = atomic_load_explicit(&pauses_started, memory_order_acquire);
-    if (started != atomic_load_explicit(&pauses_finished, memory_order_acquire)) {
+    unsigned long started = atomic_load_explicit(&bk.pauses_started, memory_order_acquire);
+    if (started != atomic_load_explicit(&bk.pauses_finished, memory_order_acquire)) {
         return false;
     }
     uintptr_t mirror = mirror_of(klass);
-    if (atomic_load_explicit(&pauses_started, memory_order_acquire) != started) {
+    if (atomic_load_explicit(&bk.pauses_started, memory_order_acquire) != started) {
         return false;
     }
     key->mirror = mirror;
@@ -202,6 +197,6 @@ void bk_classcache_set_enabled(bool on) { atomic_store(&enabled, on); }
 void bk_classcache_vm_death(void)
 {
     LOG_INFO("class cache: about %lu hits, %lu misses, %lu hits checked against JVM TI, %lu pauses%s",
-             atomic_load(&hits), atomic_load(&misses), atomic_load(&checks), atomic_load(&pauses_finished),
+             atomic_load(&hits), atomic_load(&misses), atomic_load(&checks), atomic_load(&bk.pauses_finished),
              atomic_load(&enabled) ? "" : " (off)");
 }

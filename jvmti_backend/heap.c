@@ -197,24 +197,20 @@ static jlong allocated_class_tag(JNIEnv *env, jclass klass)
 
 jlong bk_class_class_tag(void) { return class_class_tag; }
 
-/* Collections started so far: an object can only have died if this moved
- * since it was seen alive. */
-static _Atomic unsigned long gc_epoch;
-
 static void remember_recent(const seam_object_info *info)
 {
     tls_caches *tc = tls_caches_get();
     if (tc != NULL) {
         unsigned i = tc->recent_next++ % TLS_RECENT_OBJECTS;
         tc->recent[i].info = *info;
-        tc->recent[i].gc_epoch = atomic_load_explicit(&gc_epoch, memory_order_acquire);
+        tc->recent[i].gc_epoch = atomic_load_explicit(&bk.pauses_started, memory_order_acquire);
     }
 }
 
 static bool recent_info(jobjectID id, seam_object_info *out)
 {
     tls_caches *tc = tls_caches_get();
-    unsigned long now = atomic_load_explicit(&gc_epoch, memory_order_acquire);
+    unsigned long now = atomic_load_explicit(&bk.pauses_started, memory_order_acquire);
     for (unsigned i = 0; tc != NULL && i < TLS_RECENT_OBJECTS; i++) {
         if (tc->recent[i].info.id == id && tc->recent[i].gc_epoch == now) {
             *out = tc->recent[i].info;
@@ -552,15 +548,14 @@ void bk_heap_gc_switch(bool on) { atomic_store(&gc_wanted, on); }
 void JNICALL bk_on_gc_start(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
-    atomic_fetch_add_explicit(&gc_epoch, 1, memory_order_release);
-    bk_classcache_gc_start();
+    atomic_fetch_add(&bk.pauses_started, 1);
     END_CALLBACK();
 }
 
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti)
 {
     BEGIN_CALLBACK();
-    bk_classcache_gc_finish();
+    atomic_fetch_add(&bk.pauses_finished, 1);
     if (atomic_load_explicit(&gc_wanted, memory_order_relaxed)) {
         layer_gc_finish();
     }
