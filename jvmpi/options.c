@@ -50,6 +50,21 @@ static int parse_level(const char *v, int *level)
     return -1;
 }
 
+/* An option that takes one of two words: 0 for `first`, 1 for `second`, or
+ * -1 with the error line in err. */
+static int parse_choice(const char *name, const char *value, const char *first, const char *second, char *err,
+                        size_t errlen)
+{
+    if (strcmp(value, first) == 0) {
+        return 0;
+    }
+    if (strcmp(value, second) == 0) {
+        return 1;
+    }
+    snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected %s or %s", name, value, first, second);
+    return -1;
+}
+
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen)
 {
     out->log_level = LOG_LEVEL_WARN;
@@ -86,21 +101,19 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
             free(out->log_file);
             out->log_file = strdup(value);
         } else if (strcmp(tok, "caps") == 0) {
-            if (strcmp(value, "all") == 0 || strcmp(value, "auto") == 0) {
-                out->caps_all = strcmp(value, "all") == 0;
-            } else {
-                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: caps=%s: expected auto or all", value);
+            int c = parse_choice(tok, value, "auto", "all", err, errlen);
+            if (c < 0) {
                 rc = -1;
                 break;
             }
+            out->caps_all = c == 1;
         } else if (strcmp(tok, "classcache") == 0) {
-            if (strcmp(value, "auto") == 0 || strcmp(value, "off") == 0) {
-                out->class_cache = strcmp(value, "auto") == 0;
-            } else {
-                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: classcache=%s: expected auto or off", value);
+            int c = parse_choice(tok, value, "auto", "off", err, errlen);
+            if (c < 0) {
                 rc = -1;
                 break;
             }
+            out->class_cache = c == 0;
         } else {
             snprintf(err, errlen,
                      "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>, "
