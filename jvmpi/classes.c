@@ -81,15 +81,7 @@ void classes_release(class_rec *c)
     }
 }
 
-bool classes_claim_announce(class_rec *c)
-{
-    bool mine;
-    pthread_mutex_lock(&table_lock);
-    mine = !c->announced;
-    c->announced = 1;
-    pthread_mutex_unlock(&table_lock);
-    return mine;
-}
+bool classes_claim_announce(class_rec *c) { return defs_claim(&c->announced); }
 
 void classes_remove(jobjectID id)
 {
@@ -124,7 +116,7 @@ class_rec **classes_unannounced(int *count)
         list = calloc(HASH_COUNT(by_id) + 1, sizeof *list);
         if (list != NULL) {
             for (class_entry *e = by_id; e != NULL; e = e->hh.next) {
-                if (!e->rec.announced) {
+                if (!defs_was_sent(&e->rec.announced)) {
                     e->rec.refs++;
                     list[n++] = e;
                 }

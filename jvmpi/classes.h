@@ -9,11 +9,12 @@
 
 #include <stdbool.h>
 
+#include "defs.h"
 #include "seam.h"
 
 typedef struct class_rec {
     seam_class_info *info;
-    int announced;   /* CLASS_LOAD sent (changed under the table lock) */
+    defs_once announced;   /* CLASS_LOAD */
     int refs;
 } class_rec;
 
@@ -23,7 +24,8 @@ bool classes_add(seam_class_info *info);
 class_rec *classes_acquire(jobjectID id);
 void classes_release(class_rec *c);
 
-/* True once per class: the caller is the one that sends its CLASS_LOAD. */
+/* True once per class: the caller is the one that sends its CLASS_LOAD, then
+ * calls defs_sent(&c->announced).  Waits while another thread sends it. */
 bool classes_claim_announce(class_rec *c);
 
 /* Drops a class from the table (after its CLASS_UNLOAD was delivered). */

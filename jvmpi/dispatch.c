@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "defs.h"
 #include "events.h"
 
 static jint type_of(jint event_type, bool requested)
@@ -72,10 +73,25 @@ void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id
     events_deliver(seam_current_env(), &ev);
 }
 
+/* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
+ * that object's OBJECT_ALLOC comes first, so that an agent that looks the
+ * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
+ * java.lang.Class's own object can only follow: its OBJECT_ALLOC names
+ * java.lang.Class as its class. */
 void dispatch_announce_class(JNIEnv *env, class_rec *c)
 {
-    if (events_enabled(JVMPI_EVENT_CLASS_LOAD) && classes_claim_announce(c)) {
-        dispatch_class_load(env, c, false);
+    if (!events_enabled(JVMPI_EVENT_CLASS_LOAD) || !classes_claim_announce(c)) {
+        return;
+    }
+    jobjectID id = c->info->id;
+    bool class_class = id == seam_class_class_id();
+    if (!class_class) {
+        defs_object(env, id, NULL);
+    }
+    dispatch_class_load(env, c, false);
+    defs_sent(&c->announced);
+    if (class_class) {
+        defs_object(env, id, NULL);
     }
 }
 
@@ -83,6 +99,7 @@ void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
 {
     if (!t->internal && events_enabled(JVMPI_EVENT_THREAD_START) && threads_claim_announce(t)) {
         dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
+        defs_sent(&t->announced);
     }
 }
 
@@ -97,6 +114,7 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
     ev.u.obj_alloc.obj_id = obj->id;
     events_deliver(env, &ev);
+    defs_object_sent(obj->id);
 }
 
 void dispatch_object_free(JNIEnv *env, jobjectID obj_id)

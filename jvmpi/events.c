@@ -3,8 +3,12 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "defs.h"
+#include "dispatch.h"
+#include "gate.h"
 #include "log.h"
 #include "threads.h"
+#include "tls.h"
 
 _Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
@@ -177,21 +181,103 @@ static void (*handler_for(const JVMPI_Event *ev))(JVMPI_Event *)
     return notify;
 }
 
+/* While set, this thread's events carry as_env (a GC window delivered for a
+ * thread the agent knows, or an event of a thread it does not know). */
+static TLS_FAST bool as_set;
+static TLS_FAST JNIEnv *as_env;
+/* While positive, this thread runs code of the layer's own: no event. */
+static TLS_FAST int quiet;
+/* A Java thread the layer could not learn about (the VM's hidden threads). */
+static TLS_FAST bool not_adoptable;
+
+/* The one path to the agent: thread suspended mode kept (gate.c), what the
+ * event names defined first (defs.c), then the handler. */
+static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
+                    void (*notify)(JVMPI_Event *))
+{
+    if (env == NULL) {
+        env = seam_current_env();
+    }
+    gate_enter();
+    if (me != NULL && events_enabled(JVMPI_EVENT_THREAD_START) &&
+        atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT) {
+        dispatch_announce_thread(env, me);
+    }
+    defs_before(env, ev);
+    ev->env_id = env_id;
+    notify(ev);
+    gate_leave();
+}
+
+void events_as_begin(events_as *saved, JNIEnv *env_id)
+{
+    saved->set = as_set;
+    saved->env = as_env;
+    saved->held = NULL;
+    if (env_id == NULL) {
+        saved->held = threads_stand_in();
+        env_id = saved->held != NULL ? saved->held->info.env : NULL;
+    }
+    as_env = env_id;
+    as_set = true;
+}
+
+void events_as_end(const events_as *saved)
+{
+    as_set = saved->set;
+    as_env = saved->env;
+    threads_release(saved->held);
+}
+
+JNIEnv *events_env_id(JNIEnv *env)
+{
+    if (as_set) {
+        return as_env;
+    }
+    thread_rec *me = threads_self(env);
+    return me != NULL && !me->internal ? me->info.env : NULL;
+}
+
+void events_quiet_begin(void) { quiet++; }
+void events_quiet_end(void) { quiet--; }
+
 void events_deliver(JNIEnv *env, JVMPI_Event *ev)
 {
     void (*notify)(JVMPI_Event *) = handler_for(ev);
-    if (notify != NULL) {
-        ev->env_id = threads_event_env(env);
-        notify(ev);
+    if (notify == NULL || quiet > 0) {
+        return;
     }
+    if (as_set) {
+        deliver(env, as_env, NULL, ev, notify);
+        return;
+    }
+    thread_rec *me = threads_self(env);
+    if (me == NULL && env != NULL && !not_adoptable) {
+        /* A Java thread whose ThreadStart has not come yet (JDK 25 runs
+         * DestroyJavaVM's shutdown hooks before it): learnt, and announced, now. */
+        if (seam_thread_adopt(env)) {
+            me = threads_self(env);
+        }
+        not_adoptable = me == NULL;
+    }
+    if (me != NULL && me->internal) {
+        return; /* the layer's own thread: what its Java code does is no event */
+    }
+    if (me == NULL) {
+        events_as saved;
+        events_as_begin(&saved, NULL);
+        deliver(env, as_env, NULL, ev, notify);
+        events_as_end(&saved);
+        return;
+    }
+    deliver(env, me->info.env, me, ev, notify);
 }
 
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
 {
     void (*notify)(JVMPI_Event *) = handler_for(ev);
-    if (notify != NULL) {
-        ev->env_id = env_id;
-        notify(ev);
+    if (notify != NULL && quiet == 0) {
+        deliver(NULL, env_id, NULL, ev, notify);
     }
 }
 

@@ -45,6 +45,25 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev);
  * knows that thread by. */
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev);
 
+/* Until events_as_end, the calling thread's events carry env_id, or with
+ * env_id NULL that of a thread the agent knows (threads_stand_in): for
+ * what the layer's own thread delivers (GC windows, unloads). */
+typedef struct events_as {
+    bool set;
+    JNIEnv *env;
+    struct thread_rec *held;
+} events_as;
+void events_as_begin(events_as *saved, JNIEnv *env_id);
+void events_as_end(const events_as *saved);
+/* The env_id the calling thread's events carry now; NULL for a thread the
+ * agent does not know. */
+JNIEnv *events_env_id(JNIEnv *env);
+
+/* Around code the layer runs for its own reasons on a thread (a call into
+ * Java for the heap's size): nothing it does reaches the agent. */
+void events_quiet_begin(void);
+void events_quiet_end(void);
+
 /* Stops all delivery (VM death, ProfilerExit). */
 void events_shutdown(void);
 bool events_is_shut_down(void);

@@ -4,8 +4,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "defs.h"
 #include "dispatch.h"
 #include "events.h"
+#include "gate.h"
+#include "layer.h"
 #include "log.h"
 
 /* Frees that came with no collection event (collectors that post none for
@@ -38,6 +41,9 @@ static int64_t *queue;
 static size_t queue_len, queue_cap;
 static struct timespec oldest_queued;
 static long collections_finished, collections_served;
+/* RunGC windows the delivery thread delivers for their callers. */
+static unsigned long run_gc_asked, run_gc_served;
+static JNIEnv *run_gc_env_id;
 static int disable_depth;
 static bool window_busy;
 static pthread_t window_owner;
@@ -62,12 +68,15 @@ static long ms_since(const struct timespec *t)
 
 void gc_object_freed(int64_t tag)
 {
-    if (ids_is_class(tag)) {
-        return; /* a class: CLASS_UNLOAD tells of it */
+    if (ids_is_pending_class(tag)) {
+        return;
     }
+    /* A class's own object is an object too (its CLASS_UNLOAD comes apart):
+     * its OBJECT_FREE is due if the agent was told of it (defs_free_due). */
     ids_forget(tag);
     atomic_fetch_add_explicit(&frees_seen, 1, memory_order_relaxed);
     if (!events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
+        defs_free_due(tag); /* forgets what defs.c kept of it */
         return;
     }
     bool first = false;
@@ -147,7 +156,7 @@ static long wait_ms_locked(void)
     if (disable_depth > 0 || window_busy) {
         return -1;
     }
-    if (collections_finished != collections_served) {
+    if (collections_finished != collections_served || run_gc_asked != run_gc_served) {
         return 0;
     }
     if (queue_len > 0) {
@@ -201,8 +210,19 @@ typedef enum {
     WINDOW_LAST    /* at VM death: the frees queued so far, at once */
 } window_kind;
 
-/* One window on the calling thread. */
-static void deliver_window(JNIEnv *env, window_kind kind)
+/* GC_FINISH's heap size comes from Java code (Runtime.totalMemory), which
+ * is the layer's, not the program's: no event may come of it. */
+static jlong heap_capacity(JNIEnv *env)
+{
+    events_quiet_begin();
+    jlong total = seam_heap_capacity(env);
+    events_quiet_end();
+    return total;
+}
+
+/* One window on the calling thread; as_env: the env_id its events carry
+ * (NULL: whatever the calling thread's events carry). */
+static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
 {
     bool forced = kind == WINDOW_RUN_GC;
     long target, served_before;
@@ -244,19 +264,31 @@ static void deliver_window(JNIEnv *env, window_kind kind)
         pthread_mutex_unlock(&lock);
     }
     if (!events_is_shut_down()) {
+        jlong capacity = events_enabled(JVMPI_EVENT_GC_FINISH) ? heap_capacity(env) : -1;
+        /* Thread suspended mode: no handler runs on another thread from
+         * GC_START to GC_FINISH (gate.c). */
+        gate_close();
+        events_as as;
+        if (as_env != NULL) {
+            events_as_begin(&as, as_env);
+        }
         if (events_enabled(JVMPI_EVENT_GC_START)) {
             dispatch_plain(env, JVMPI_EVENT_GC_START);
         }
         for (size_t i = 0; i < n; i++) {
-            if (events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
+            if (defs_free_due(frees[i]) && events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
                 dispatch_object_free(env, seam_id_from_tag(frees[i]));
             }
         }
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
             jlong objects, bytes;
             ids_live(&objects, &bytes);
-            dispatch_gc_finish(env, objects, bytes, seam_heap_capacity(env));
+            dispatch_gc_finish(env, objects, bytes, capacity);
         }
+        if (as_env != NULL) {
+            events_as_end(&as);
+        }
+        gate_open();
     }
     free(frees);
     {
@@ -268,9 +300,64 @@ static void deliver_window(JNIEnv *env, window_kind kind)
     wake(); /* collections may have finished meanwhile */
 }
 
-void gc_deliver_due(JNIEnv *env) { deliver_window(env, WINDOW_DUE); }
+void gc_deliver_due(JNIEnv *env)
+{
+    unsigned long asked;
+    JNIEnv *as_env;
+    {
+        pthread_mutex_lock(&lock);
+        asked = run_gc_asked;
+        as_env = run_gc_env_id;
+        pthread_mutex_unlock(&lock);
+    }
+    if (asked != run_gc_served) {
+        deliver_window(env, WINDOW_RUN_GC, as_env);
+        pthread_mutex_lock(&lock);
+        run_gc_served = asked;
+        pthread_cond_broadcast(&idle);
+        pthread_mutex_unlock(&lock);
+    }
+    deliver_window(env, WINDOW_DUE, NULL);
+}
 
-void gc_deliver_last(JNIEnv *env) { deliver_window(env, WINDOW_LAST); }
+void gc_deliver_last(JNIEnv *env) { deliver_window(env, WINDOW_LAST, NULL); }
+
+/* RunGC's window, delivered by the layer's thread for the caller, which
+ * waits: JDK 5.0's VM thread did the same for the Java thread that asked
+ * for the collection.  False when that thread is not there to do it. */
+static bool window_by_delivery_thread(JNIEnv *env)
+{
+    if (!layer_delivery_running() || layer_on_delivery_thread()) {
+        return false;
+    }
+    unsigned long mine;
+    {
+        pthread_mutex_lock(&lock);
+        mine = ++run_gc_asked;
+        run_gc_env_id = events_env_id(env);
+        pthread_mutex_unlock(&lock);
+    }
+    wake();
+    gate_park(); /* RunGC from a handler: the window must not wait for it */
+    bool served;
+    {
+        pthread_mutex_lock(&lock);
+        while ((long)(run_gc_served - mine) < 0 && layer_delivery_running()) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 50000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&idle, &lock, &until);
+        }
+        served = (long)(run_gc_served - mine) >= 0;
+        pthread_mutex_unlock(&lock);
+    }
+    gate_unpark();
+    return served;
+}
 
 void gc_run(JNIEnv *env)
 {
@@ -290,7 +377,9 @@ void gc_run(JNIEnv *env)
         LOG_INFO("RunGC inside a GC event handler: its frees come in the next window");
         return;
     }
-    deliver_window(env, WINDOW_RUN_GC);
+    if (!window_by_delivery_thread(env)) {
+        deliver_window(env, WINDOW_RUN_GC, NULL);
+    }
 }
 
 void gc_reset(void)
@@ -300,6 +389,8 @@ void gc_reset(void)
     queue = NULL;
     queue_len = queue_cap = 0;
     collections_finished = collections_served = 0;
+    run_gc_asked = run_gc_served = 0;
+    run_gc_env_id = NULL;
     disable_depth = 0;
     window_busy = false;
     pthread_mutex_unlock(&lock);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "classes.h"
+#include "defs.h"
 #include "events.h"
 #include "gc.h"
 #include "layer.h"
@@ -735,6 +736,12 @@ jint heapdump_request_heap(void *arg)
         gc_enable();
         return JVMPI_FAIL;
     }
+    /* The dump names classes the walk gave IDs to and objects it tagged:
+     * their CLASS_LOADs and OBJECT_ALLOCs come first. */
+    defs_heap_snapshot(env, &snap);
+    if (level != JVMPI_DUMP_LEVEL_0) {
+        defs_traces(env, ts.traces, ts.count);
+    }
     wbuf w = {NULL, 0, 0, false};
     bool built = build_heap_dump(&w, &snap, &ts, level);
     LOG_DEBUG("%s: level %d, %d roots, %d objects, %d classes, %zu bytes", call, level, snap.num_roots,
@@ -781,6 +788,7 @@ jint heapdump_request_object(jobjectID id)
         gc_enable();
         return JVMPI_FAIL;
     }
+    defs_heap_snapshot(env, &snap);
     wbuf w = {NULL, 0, 0, false};
     bool built = false;
     if (snap.num_objects != 1 || snap.objects[0].id != id) {

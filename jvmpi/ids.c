@@ -10,7 +10,10 @@
  *                class:  element type of an array class, 0 for other classes;
  *                        bit 62 set: a class not linked yet (see ids_next_pending_class)
  *   bit  39      1: a class (never counted as a live object)
- *   bits 38..3   sequence number (never reused)
+ *   bit  38      objects: 1 when the ID was given without an OBJECT_ALLOC
+ *                (a heap walk, jobject2jobjectID, a monitor's or a thread's
+ *                object): jvmpi/defs.c sends one before an event names it
+ *   bits 37..3   sequence number (never reused)
  *   bits  2..0   0
  *
  * The sequence sits in the low bits so that an ID looks like an aligned
@@ -30,6 +33,8 @@
 
 #define SEQ_SHIFT 3
 #define CLASS_BIT ((int64_t)1 << 39)
+#define UNANNOUNCED_BIT ((int64_t)1 << 38)
+#define SEQ_MASK (UNANNOUNCED_BIT - 1)
 #define FIELD_SHIFT 40
 #define FIELD_MASK (((int64_t)1 << 23) - 1)
 #define SIZE_BIG FIELD_MASK
@@ -92,7 +97,11 @@ int64_t ids_next_object(jlong size)
     return tag;
 }
 
-int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size); }
+int64_t ids_next_unannounced_object(jlong size) { return ids_next_object(size) | UNANNOUNCED_BIT; }
+
+int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size) | UNANNOUNCED_BIT; }
+
+bool ids_is_unannounced(int64_t tag) { return (tag & (CLASS_BIT | UNANNOUNCED_BIT)) == UNANNOUNCED_BIT; }
 
 void ids_count(int64_t tag)
 {
@@ -143,7 +152,7 @@ int64_t ids_next_class(jint array_type)
 
 bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
 
-int64_t ids_sequence(int64_t tag) { return (tag & (CLASS_BIT - 1)) >> SEQ_SHIFT; }
+int64_t ids_sequence(int64_t tag) { return (tag & SEQ_MASK) >> SEQ_SHIFT; }
 
 jint ids_array_type(int64_t class_tag)
 {
@@ -157,6 +166,7 @@ static jlong size_of(int64_t tag, bool remove)
     if (ids_is_class(tag)) {
         return 0;
     }
+    tag &= ~UNANNOUNCED_BIT; /* the big sizes are kept by the tag as made */
     int64_t field = (tag >> FIELD_SHIFT) & FIELD_MASK;
     if (field != SIZE_BIG) {
         return field * 8;
@@ -187,6 +197,8 @@ void ids_forget(int64_t tag)
     }
     count_live(-1, -size_of(tag, true));
 }
+
+void ids_count_class_object(jlong size, bool gone) { count_live(gone ? -1 : 1, gone ? -size : size); }
 
 void ids_live(jlong *objects, jlong *bytes)
 {

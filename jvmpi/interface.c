@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "classes.h"
+#include "defs.h"
 #include "dispatch.h"
 #include "events.h"
 #include "gc.h"
@@ -107,15 +108,14 @@ static jint request_object_alloc(jobjectID id)
         BAD_CALL("RequestEvent(OBJECT_ALLOC)", "NULL object ID");
         return JVMPI_FAIL;
     }
-    if (ids_is_class(seam_tag_from_id(id))) {
-        BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is a class ID: request CLASS_LOAD for it", (void *)id);
-        return JVMPI_FAIL;
-    }
-    if (!seam_object_info_of(env, id, &info)) {
+    /* A class ID is the ID of its java.lang.Class object (the JVMPI
+     * specification), which the class record describes. */
+    bool known = ids_is_class(seam_tag_from_id(id)) ? defs_class_object_info(id, &info)
+                                                     : seam_object_info_of(env, id, &info);
+    if (!known) {
         BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is not the ID of a live object", (void *)id);
         return JVMPI_FAIL;
     }
-    layer_announce_object_class(env, &info);
     dispatch_object_alloc(env, &info, true);
     return JVMPI_SUCCESS;
 }
@@ -408,7 +408,9 @@ static jobjectID JNICALL jobject_to_object_id(jobject obj)
     if (env == NULL || !require_live("jobject2jobjectID")) {
         return NULL;
     }
-    return seam_id_from_object(env, obj);
+    jobjectID id = seam_id_from_object(env, obj);
+    defs_object_known(id);
+    return id;
 }
 
 /* ---- the table -------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "classes.h"
+#include "defs.h"
 #include "dispatch.h"
 #include "events.h"
 #include "gc.h"
@@ -33,6 +34,7 @@ static pthread_mutex_t freed_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed_cond = PTHREAD_COND_INITIALIZER;
 static freed_class *freed_head, *freed_tail;
 static bool delivery_stop;
+static bool delivery_busy; /* the delivery thread holds a batch of unloads */
 static void wake_delivery(void);
 
 layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
@@ -127,20 +129,31 @@ void layer_define_loaded_classes(JNIEnv *env)
 }
 
 /* OBJECT_ALLOC of every object already in the heap, so that an agent that
- * asked for allocations from the start knows every object. */
+ * asked for allocations from the start knows every object.  Objects that
+ * had IDs before (Class objects, thread objects) may have been announced
+ * already, by the events that named them. */
 static void replay_objects(JNIEnv *env)
 {
     int n = 0;
     seam_object_info *objects = seam_heap_objects(env, &n);
     LOG_DEBUG("start-up replay: %d objects", n);
     for (int i = 0; i < n; i++) {
-        dispatch_object_alloc(env, &objects[i], false);
+        int64_t tag = seam_tag_from_id(objects[i].id);
+        if (ids_is_class(tag) || ids_is_unannounced(tag)) {
+            defs_object(env, objects[i].id, &objects[i]);
+        } else {
+            dispatch_object_alloc(env, &objects[i], false);
+        }
     }
     free(objects);
 }
 
 /* HotSpot 5.0 order: OBJECT_ALLOC of every object in the heap, CLASS_LOAD of
- * every loaded class, THREAD_START of every live thread, then JVM_INIT_DONE. */
+ * every loaded class, THREAD_START of every live thread, then JVM_INIT_DONE.
+ * What an event names is defined before it (jvmpi/defs.c), so the thread
+ * sending the replay comes first, and a class may come with the first
+ * object that names it.  Other threads (the JIT's) may send events while
+ * the replay runs: they too define what they name first. */
 void layer_vm_init(JNIEnv *env)
 {
     atomic_store(&phase, LAYER_LIVE);
@@ -179,6 +192,11 @@ void layer_vm_init(JNIEnv *env)
     }
 }
 
+/* Frees and unloads the VM has decided on are delivered before
+ * JVM_SHUT_DOWN: the collected objects' and classes' dead tags are made to
+ * be posted now, then the last window and the unloads follow. */
+static void deliver_last_unloads(JNIEnv *env);
+
 void layer_stop(void)
 {
     atomic_store(&phase, LAYER_DEAD);
@@ -213,7 +231,11 @@ void layer_vm_death(JNIEnv *env)
     if (layer_phase() == LAYER_DEAD) {
         return;
     }
+    if (events_enabled(JVMPI_EVENT_OBJECT_FREE) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
+        seam_post_pending_frees(env);
+    }
     gc_deliver_last(env);
+    deliver_last_unloads(env);
     if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
     }
@@ -262,7 +284,13 @@ void layer_thread_ended(JNIEnv *env)
 
 /* ---- classes ------------------------------------------------------------- */
 
-void layer_class_defined(seam_class_info *info) { (void)classes_add(info); }
+void layer_class_defined(seam_class_info *info)
+{
+    jlong size = info->object_size;
+    if (classes_add(info)) {
+        ids_count_class_object(size, false);
+    }
+}
 
 void layer_class_announce(JNIEnv *env, jobjectID id)
 {
@@ -329,8 +357,53 @@ static void wait_for_work(void)
     }
 }
 
+static void deliver_unloads(JNIEnv *env, freed_class *batch)
+{
+    while (batch != NULL) {
+        freed_class *f = batch;
+        batch = f->next;
+        if (layer_is_live() && events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
+            dispatch_class_unload(env, f->id);
+        }
+        class_rec *c = classes_acquire(f->id);
+        if (c != NULL) {
+            ids_count_class_object(c->info->object_size, true);
+            classes_release(c);
+        }
+        classes_remove(f->id);
+        free(f);
+    }
+}
+
+static void deliver_last_unloads(JNIEnv *env)
+{
+    freed_class *batch;
+    {
+        pthread_mutex_lock(&freed_lock);
+        while (delivery_busy) {
+            pthread_cond_wait(&freed_cond, &freed_lock);
+        }
+        batch = freed_head;
+        freed_head = freed_tail = NULL;
+        pthread_mutex_unlock(&freed_lock);
+    }
+    deliver_unloads(env, batch);
+}
+
+static _Atomic bool delivery_running;
+static pthread_t delivery_thread;
+
+bool layer_delivery_running(void) { return atomic_load(&delivery_running); }
+
+bool layer_on_delivery_thread(void)
+{
+    return atomic_load(&delivery_running) && pthread_equal(delivery_thread, pthread_self());
+}
+
 void layer_delivery_main(JNIEnv *env)
 {
+    delivery_thread = pthread_self();
+    atomic_store(&delivery_running, true);
     for (;;) {
         freed_class *batch;
         bool stop;
@@ -340,64 +413,40 @@ void layer_delivery_main(JNIEnv *env)
             batch = freed_head;
             freed_head = freed_tail = NULL;
             stop = delivery_stop;
+            delivery_busy = !stop || batch != NULL;
             pthread_mutex_unlock(&freed_lock);
         }
         if (stop && batch == NULL) {
+            atomic_store(&delivery_running, false);
             return;
         }
+        /* This thread is the layer's own: what it delivers carries the
+         * env_id of a thread the agent knows, as JDK 5.0's VM thread sent
+         * its events for the Java thread it worked for. */
+        events_as as;
+        events_as_begin(&as, NULL);
         if (!stop) {
             gc_deliver_due(env);
             reset_deliver_due(env);
         }
-        while (batch != NULL) {
-            freed_class *f = batch;
-            batch = f->next;
-            if (layer_is_live() && events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
-                class_rec *c = classes_acquire(f->id);
-                if (c != NULL) {
-                    /* No event may name a class the agent was not told about. */
-                    dispatch_announce_class(env, c);
-                    classes_release(c);
-                }
-                dispatch_class_unload(env, f->id);
-            }
-            classes_remove(f->id);
-            free(f);
+        deliver_unloads(env, batch);
+        events_as_end(&as);
+        {
+            pthread_mutex_lock(&freed_lock);
+            delivery_busy = false;
+            pthread_cond_broadcast(&freed_cond);
+            pthread_mutex_unlock(&freed_lock);
         }
     }
 }
 
 /* ---- objects and GC -------------------------------------------------------- */
 
-/* The per-thread cache of announced classes keeps the allocation path off
- * the class table's lock: IDs are never reused, so an entry never goes stale. */
-void layer_announce_object_class(JNIEnv *env, const seam_object_info *obj)
-{
-    jobjectID id = obj->class_id;
-    if (id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
-        return;
-    }
-    tls_caches *tc = tls_caches_get();
-    unsigned slot = tls_slot(seam_tag_from_id(id), TLS_ANNOUNCED_SLOTS);
-    if (tc != NULL && tc->announced[slot] == id) {
-        return;
-    }
-    class_rec *c = classes_acquire(id);
-    if (c != NULL) {
-        dispatch_announce_class(env, c);
-        classes_release(c);
-        if (tc != NULL) {
-            tc->announced[slot] = id;
-        }
-    }
-}
-
 void layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
 {
     if (!layer_is_live() || !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
         return;
     }
-    layer_announce_object_class(env, obj);
     dispatch_object_alloc(env, obj, false);
 }
 

@@ -22,9 +22,10 @@ bool layer_is_live(void);
  * the tags even when CLASS_LOAD is off).  Live phase only. */
 void layer_define_loaded_classes(JNIEnv *env);
 
-/* Sends the CLASS_LOAD of the class an OBJECT_ALLOC names, if CLASS_LOAD is
- * on and it was not sent yet. */
-void layer_announce_object_class(JNIEnv *env, const seam_object_info *obj);
+/* The layer's delivery thread (GC windows, unloads, resets) has started
+ * and not stopped; whether the caller is that thread. */
+bool layer_delivery_running(void);
+bool layer_on_delivery_thread(void);
 
 /* Stops all delivery; used by VM death and ProfilerExit. */
 void layer_stop(void);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "defs.h"
 #include "events.h"
 #include "log.h"
 #include "rawmon.h"
@@ -159,6 +160,7 @@ jint monitordump_request(JNIEnv *env)
     if (!seam_monitor_snapshot_take(env, MONITORDUMP_MAX_FRAMES, &snap)) {
         return JVMPI_FAIL;
     }
+    defs_monitor_snapshot(env, &snap);
     jint rc = JVMPI_FAIL;
     buf_t b = {0};
     raw_ctx raw = {&b, NULL, 0, 0};

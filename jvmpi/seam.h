@@ -30,8 +30,14 @@ static inline int64_t seam_tag_from_id(jobjectID id) { return (int64_t)(uintptr_
 
 /* Tag for a new object of size bytes; counts it as live. */
 int64_t ids_next_object(jlong size);
-/* Same, not counted until ids_count (an object not announced yet). */
+/* Tag for an object that gets its ID without an OBJECT_ALLOC (a heap walk,
+ * jobject2jobjectID, a monitor's, reference's or thread's object); counted
+ * as live.  jvmpi/defs.c announces it before the first event that names it. */
+int64_t ids_next_unannounced_object(jlong size);
+/* Same, not counted until ids_count (held back until its class is linked). */
 int64_t ids_next_object_uncounted(jlong size);
+/* Whether an object tag was made by one of the two above. */
+bool ids_is_unannounced(int64_t tag);
 void ids_count(int64_t tag);
 /* Tag for a new class; array_type is the JVMPI type of its elements for an
  * array class (JVMPI_CLASS for arrays of references), 0 otherwise. */
@@ -48,6 +54,9 @@ jint ids_array_type(int64_t class_tag);
 jlong ids_object_size(int64_t tag);
 /* An object tag's object is gone: no longer counted.  Class tags are ignored. */
 void ids_forget(int64_t tag);
+/* A class's java.lang.Class object (size bytes) got its class ID, or (gone)
+ * its class was unloaded: Class objects count as live objects too. */
+void ids_count_class_object(jlong size, bool gone);
 /* Objects with IDs, and their bytes, not yet freed. */
 void ids_live(jlong *objects, jlong *bytes);
 void ids_reset(void);
@@ -69,6 +78,7 @@ typedef struct seam_class_info {
     JVMPI_Field *instances;
     jint array_type;       /* 0, or the element type of an array class (JVMPI_CLASS, JVMPI_INT...) */
     jobjectID element_id;  /* arrays of references: the element class, NULL when it has no ID */
+    jlong object_size;     /* bytes of the java.lang.Class object (its OBJECT_ALLOC's size) */
 } seam_class_info;
 
 void seam_class_info_free(seam_class_info *info);
@@ -121,6 +131,15 @@ char *seam_system_property(const char *name);
 JNIEnv *seam_current_env(void);
 /* ID of the calling thread's java.lang.Thread, NULL when it has none. */
 jobjectID seam_current_thread_id(void);
+/* The calling thread, whose JNIEnv * is env, is a Java thread the layer was
+ * never told about: records it (layer_thread_started) if it is one the VM
+ * shows to tools, and says whether it did.  False for the VM's hidden
+ * threads (the Service Thread, the JIT's), which never get a ThreadStart. */
+bool seam_thread_adopt(JNIEnv *env);
+
+/* java.lang.Class's class ID (the class_id of every Class object's
+ * OBJECT_ALLOC); NULL before VM init. */
+jobjectID seam_class_class_id(void);
 
 /* Every loaded, prepared class (arrays included, primitives left out) that
  * has no ID yet gets one and is passed to layer_class_defined(), without
@@ -161,7 +180,8 @@ void seam_force_gc(void);
 
 /* Makes JVM TI post, on this thread and before returning, the ObjectFree of
  * every tagged object the collections so far found dead that no other
- * thread is posting already.  Costs a pass over the heap: for RunGC only. */
+ * thread is posting already, classes' included (the unloads).  Costs a pass
+ * over the heap: for RunGC and VM death only. */
 void seam_post_pending_frees(JNIEnv *env);
 
 /* Heap capacity in bytes (GC_FINISH total_object_space), -1 unknown. */

@@ -170,15 +170,7 @@ void threads_release(thread_rec *t)
     }
 }
 
-bool threads_claim_announce(thread_rec *t)
-{
-    bool mine;
-    pthread_mutex_lock(&table_lock);
-    mine = !t->announced;
-    t->announced = 1;
-    pthread_mutex_unlock(&table_lock);
-    return mine;
-}
+bool threads_claim_announce(thread_rec *t) { return defs_claim(&t->announced); }
 
 bool threads_tls_get(JNIEnv *env, void **value)
 {
@@ -212,11 +204,11 @@ bool threads_tls_set(JNIEnv *env, void *value)
     return true;
 }
 
-JNIEnv *threads_event_env(JNIEnv *env)
+thread_rec *threads_self(JNIEnv *env)
 {
     thread_entry *me = self;
     if (me != NULL) {
-        return me->rec.info.env;
+        return &me->rec;
     }
     if (env == NULL) {
         return NULL;
@@ -227,20 +219,47 @@ JNIEnv *threads_event_env(JNIEnv *env)
         HASH_FIND(hh_env, by_env, &env, sizeof env, e);
         pthread_mutex_unlock(&table_lock);
     }
-    if (e != NULL) {
-        return env;
-    }
-    jobjectID id = seam_current_thread_id();
-    {
+    if (e == NULL) {
+        jobjectID id = seam_current_thread_id();
+        if (id == NULL) {
+            return NULL;
+        }
         pthread_mutex_lock(&table_lock);
         HASH_FIND(hh_id, by_id, &id, sizeof id, e);
         pthread_mutex_unlock(&table_lock);
     }
-    if (e == NULL) {
-        return env;
+    if (e != NULL) {
+        self = e; /* the record lives until this very thread ends */
     }
-    self = e; /* the record lives until this very thread ends */
-    return e->rec.info.env;
+    return e != NULL ? &e->rec : NULL;
+}
+
+JNIEnv *threads_event_env(JNIEnv *env)
+{
+    thread_rec *t = threads_self(env);
+    return t != NULL ? t->info.env : env;
+}
+
+thread_rec *threads_stand_in(void)
+{
+    thread_entry *best = NULL;
+    bool best_told = false;
+    pthread_mutex_lock(&table_lock);
+    for (thread_entry *e = by_env; e != NULL; e = e->hh_env.next) {
+        if (e->rec.internal || e->rec.ended) {
+            continue;
+        }
+        /* announced.state is only read here: a stale answer picks another
+         * thread, never a wrong one */
+        bool told = e->rec.announced.state == DEFS_SENT;
+        if (best == NULL || (told && !best_told) || (told == best_told && e->seq < best->seq)) {
+            best = e;
+            best_told = told;
+        }
+    }
+    thread_rec *r = acquire(best);
+    pthread_mutex_unlock(&table_lock);
+    return r;
 }
 
 static int by_seq(const void *a, const void *b)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "defs.h"
 #include "seam.h"
 
 typedef struct thread_rec thread_rec;
@@ -23,7 +24,7 @@ struct thread_rec {
     bool suspended;          /* suspended through JVMPI SuspendThread */
     jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
     jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none */
-    int announced;           /* THREAD_START sent (0/1, changed under the table lock) */
+    defs_once announced;     /* THREAD_START */
     int refs;
     bool ended;
 };
@@ -39,8 +40,20 @@ thread_rec *threads_acquire_by_env(JNIEnv *env);
 thread_rec *threads_acquire_by_id(jobjectID id);
 void threads_release(thread_rec *t);
 
-/* True once per record: the caller is the one that sends its THREAD_START. */
+/* True once per record: the caller is the one that sends its THREAD_START,
+ * then calls defs_sent(&t->announced).  Waits while another thread sends it. */
 bool threads_claim_announce(thread_rec *t);
+
+/* The calling thread's own record (not acquired: it lives as long as the
+ * thread), found through env or, for a thread the agent knows by a
+ * layer-made handle, through the thread's ID; NULL for a thread the layer
+ * does not know. */
+thread_rec *threads_self(JNIEnv *env);
+
+/* Acquired: the thread whose env_id events carry when the thread that sends
+ * them is none the agent knows (the VM's hidden threads, the layer's own):
+ * the earliest started live thread the agent was told about. NULL if none. */
+thread_rec *threads_stand_in(void);
 
 /* The env_id to put in an event sent from the calling thread: its own
  * JNIEnv *, or for a thread the agent knows by a layer-made handle, that

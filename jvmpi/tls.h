@@ -17,13 +17,16 @@
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec")))
 
 #define TLS_ANNOUNCED_SLOTS 256
+#define TLS_METHOD_SLOTS 256
 #define TLS_ELEMENT_SLOTS 64
 #define TLS_RECENT_OBJECTS 16
 #define TLS_CLASS_SLOTS 256
 
 typedef struct tls_caches {
-    /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/layer.c) */
+    /* classes whose CLASS_LOAD this thread knows was delivered (jvmpi/defs.c) */
     jobjectID announced[TLS_ANNOUNCED_SLOTS];
+    /* methods whose class this thread knows was announced (jvmpi/defs.c) */
+    jmethodID methods[TLS_METHOD_SLOTS];
     /* element class of an array class, by the array class's tag (jvmti_backend/heap.c) */
     struct {
         int64_t array_tag;

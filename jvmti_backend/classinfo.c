@@ -165,6 +165,7 @@ static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
         return NULL;
     }
     info->name = external_name(sig);
+    JVMTI_CALL(bk.jvmti, GetObjectSize, klass, &info->object_size);
     if (status & JVMTI_CLASS_STATUS_ARRAY) {
         /* Arrays: no source, methods or fields, as in JDK 5.0. */
         info->array_type = array_type(sig);

@@ -31,6 +31,32 @@ bool bk_heap_onload(void)
     return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetHeapSamplingInterval, 0));
 }
 
+/* The primitive types' Class objects (int.class, ...) are objects with no
+ * class ID: tagged as objects now, so that a heap walk, which must not tag
+ * Class objects itself (a class not linked yet gets its class ID later),
+ * still has them, and jobject2jobjectID finds them. */
+static void tag_primitive_classes(JNIEnv *env)
+{
+    static const char *const boxes[] = {"java/lang/Boolean", "java/lang/Byte",  "java/lang/Character",
+                                        "java/lang/Short",   "java/lang/Integer", "java/lang/Long",
+                                        "java/lang/Float",   "java/lang/Double",  "java/lang/Void"};
+    for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++) {
+        jclass box = (*env)->FindClass(env, boxes[i]);
+        jfieldID type = box != NULL ? (*env)->GetStaticFieldID(env, box, "TYPE", "Ljava/lang/Class;") : NULL;
+        jobject prim = type != NULL ? (*env)->GetStaticObjectField(env, box, type) : NULL;
+        (*env)->ExceptionClear(env);
+        if (prim != NULL) {
+            bk_object_tag(env, prim);
+            (*env)->DeleteLocalRef(env, prim);
+        } else {
+            LOG_WARN("%s.TYPE not found: that primitive type's Class object has no ID", boxes[i]);
+        }
+        if (box != NULL) {
+            (*env)->DeleteLocalRef(env, box);
+        }
+    }
+}
+
 void bk_heap_vm_init(JNIEnv *env, jthread thread)
 {
     alloc_quiet = true; /* it runs a little Java code */
@@ -59,6 +85,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
         (*env)->DeleteLocalRef(env, rt);
     }
     (*env)->ExceptionClear(env);
+    tag_primitive_classes(env);
 
     /* On JDK 17 the main thread keeps the sample point it had before
      * Agent_OnLoad set interval 0, about 512 KB ahead: its first allocations
@@ -164,11 +191,10 @@ static jlong class_tag_of(JNIEnv *env, jclass klass)
 }
 
 /* class_id and is_array of an object of the class tagged class_tag (klass).
- * False when the class has no ID, or is java.lang.Class (CLASS_LOAD defines
- * its objects). */
+ * False when the class has no ID. */
 static bool describe_tagged_class(JNIEnv *env, jlong class_tag, jclass klass, seam_object_info *out)
 {
-    if (class_tag == 0 || class_tag == class_class_tag) {
+    if (class_tag == 0) {
         return false;
     }
     describe_by_tag(env, class_tag, klass, out);
@@ -196,6 +222,8 @@ static jlong allocated_class_tag(JNIEnv *env, jclass klass)
 }
 
 jlong bk_class_class_tag(void) { return class_class_tag; }
+
+jobjectID seam_class_class_id(void) { return class_class_tag != 0 ? seam_id_from_tag(class_class_tag) : NULL; }
 
 static void remember_recent(const seam_object_info *info)
 {
@@ -225,7 +253,11 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
 {
     BEGIN_CALLBACK();
     seam_object_info info;
-    if (!alloc_quiet && describe_tagged_class(env, allocated_class_tag(env, klass), klass, &info)) {
+    jlong class_tag;
+    /* A new Class object becomes a class ID when its class is prepared, and
+     * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/dispatch.c). */
+    if (!alloc_quiet && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
+        describe_tagged_class(env, class_tag, klass, &info)) {
         jlong tag = ids_next_object(size);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
@@ -420,9 +452,12 @@ typedef struct {
 static jint JNICALL list_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
     heap_list *h = user_data;
-    if (class_tag == h->class_class_tag || (*tag_ptr != 0 && ids_is_class(*tag_ptr))) {
-        /* A java.lang.Class: CLASS_LOAD defines it.  Never given an object
-         * tag, even when its class has no ID yet (loaded, not linked). */
+    if (*tag_ptr != 0 && ids_is_pending_class(*tag_ptr)) {
+        return 0; /* the Class object of a class not linked yet: it comes with its CLASS_LOAD */
+    }
+    if (class_tag == h->class_class_tag && *tag_ptr == 0) {
+        /* A Class object with neither a class ID nor an object ID: a class
+         * loaded while the replay began.  ClassPrepare will give it its ID. */
         return 0;
     }
     if (class_tag == 0) {
@@ -569,6 +604,7 @@ static jint JNICALL no_object(jlong class_tag, jlong size, jlong *tag_ptr, jint 
 
 void seam_post_pending_frees(JNIEnv *env)
 {
+    jvmtiEnv *envs[] = {bk.jvmti, bk.jvmti_cls};
     /* A heap iteration takes the dead entries out of the tag map at its
      * safepoint and posts them from this thread afterwards; it does not
      * wait for (or block) the Service Thread, which may be posting others
@@ -580,7 +616,13 @@ void seam_post_pending_frees(JNIEnv *env)
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = no_object;
-    JVMTI_CALL(bk.jvmti, IterateThroughHeap, 0, void_class, &cb, NULL);
+    /* Each environment keeps its own tags: the class environment's dead
+     * ones are the unloads. */
+    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+        if (envs[i] != NULL) {
+            JVMTI_CALL(envs[i], IterateThroughHeap, 0, void_class, &cb, NULL);
+        }
+    }
 }
 
 jlong seam_heap_capacity(JNIEnv *env)

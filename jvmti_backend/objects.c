@@ -43,9 +43,12 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
         (*env)->DeleteLocalRef(env, class_class);
     }
     if (is_class) {
+        /* A class's ID is its Class object's.  The primitive types' Class
+         * objects are objects with no class ID (they have no CLASS_LOAD);
+         * they were tagged as such at VM init (bk_heap_vm_init). */
         jobjectID id = bk_class_id(env, (jclass)obj);
         if (id == NULL) {
-            LOG_ERROR("jobject2jobjectID: a primitive type's class (or an unprepared class) has no JVMPI ID");
+            LOG_DEBUG("a Class object of a class not linked yet has no JVMPI ID");
         }
         return id;
     }
@@ -62,7 +65,7 @@ jlong bk_object_tag(JNIEnv *env, jobject obj)
         if (tag == 0) {
             jlong size = 0;
             JVMTI_CALL(bk.jvmti, GetObjectSize, obj, &size);
-            tag = ids_next_object(size);
+            tag = ids_next_unannounced_object(size);
             if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, obj, tag))) {
                 ids_forget(tag);
                 tag = 0;

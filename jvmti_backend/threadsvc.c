@@ -64,6 +64,31 @@ static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
 
 void bk_thread_started(JNIEnv *env, jthread thread) { thread_started(env, env, thread); }
 
+bool seam_thread_adopt(JNIEnv *env)
+{
+    jthread me = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetCurrentThread, &me)) || me == NULL) {
+        return false;
+    }
+    /* GetAllThreads lists the threads the VM shows to tools, and no others. */
+    bool shown = false;
+    jint n = 0;
+    jthread *all = NULL;
+    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetAllThreads, &n, &all))) {
+        for (jint i = 0; i < n; i++) {
+            shown = shown || (*env)->IsSameObject(env, all[i], me);
+            (*env)->DeleteLocalRef(env, all[i]);
+        }
+        bk_deallocate(all);
+    }
+    if (shown) {
+        LOG_DEBUG("a thread sends events before its ThreadStart: recorded now");
+        thread_started(env, env, me);
+    }
+    (*env)->DeleteLocalRef(env, me);
+    return shown;
+}
+
 void bk_threads_started_unseen(JNIEnv *env)
 {
     jint n = 0;

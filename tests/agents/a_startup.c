@@ -6,8 +6,12 @@
  *
  * Enables CLASS_LOAD, THREAD_START and JVM_INIT_DONE in JVM_OnLoad, nothing
  * else, and checks:
+ *  - every event comes from a thread whose THREAD_START came first (the
+ *    JVMPI specification's defining events), so the thread that sends the
+ *    start-up replay announces itself first;
  *  - CLASS_LOAD of java.lang.Object, java.lang.String and java.lang.Thread
- *    arrives before the first THREAD_START;
+ *    arrives before the first THREAD_START of any other thread (HotSpot
+ *    5.0's replay order: classes, then threads);
  *  - THREAD_START of "main" arrives before JVM_INIT_DONE, on the thread that
  *    then gets JVM_INIT_DONE;
  *  - exactly one JVM_INIT_DONE;
@@ -25,6 +29,18 @@ static long main_start;
 static JNIEnv *main_env;
 static int init_done;
 static long n_class_load, n_thread_start;
+#define MAX_THREADS 256
+static JNIEnv *told[MAX_THREADS]; /* threads a THREAD_START named */
+static int n_told;
+
+/* Under lock. */
+static int was_told(JNIEnv *env)
+{
+    for (int i = 0; i < n_told; i++)
+        if (told[i] == env)
+            return 1;
+    return 0;
+}
 
 static void on_class_load(JVMPI_Event *ev, long s)
 {
@@ -35,9 +51,13 @@ static void on_class_load(JVMPI_Event *ev, long s)
     for (int i = 0; i < 3; i++)
         if (a_streq(name, core_classes[i]) && !core_seen[i])
             core_seen[i] = s;
+    int known = was_told(ev->env_id);
     pthread_mutex_unlock(&lock);
     if (!name)
         a_fail("CLASS_LOAD with NULL class_name");
+    if (!known)
+        a_fail("CLASS_LOAD %s (event %ld) came from env %p, which no THREAD_START named", a_str(name), s,
+               (void *)ev->env_id);
 }
 
 static void on_thread_start(JVMPI_Event *ev, long s)
@@ -46,9 +66,13 @@ static void on_thread_start(JVMPI_Event *ev, long s)
     const char *name = ev->u.thread_start.thread_name;
     int first = 0, is_main = a_streq(name, "main");
     long seen[3];
+    JNIEnv *started = ev->u.thread_start.thread_env_id;
     pthread_mutex_lock(&lock);
     n_thread_start++;
-    if (!first_thread_start) {
+    if (n_told < MAX_THREADS)
+        told[n_told++] = started;
+    int own = started == ev->env_id; /* a thread announcing itself before its first event */
+    if (!first_thread_start && !own) {
         first_thread_start = s;
         first = 1;
         memcpy(seen, core_seen, sizeof seen);

@@ -12,15 +12,17 @@
  *  - OBJECT_ALLOC: obj_id not NULL, never given before (not even to an
  *    object already freed);
  *  - OBJECT_FREE: only inside a window GC_START ... GC_FINISH, on the
- *    window's thread (env_id and the thread it runs on), for an ID an
- *    OBJECT_ALLOC gave and that is not freed yet;
- *  - GC_START / GC_FINISH: paired, not nested, both on one thread, never
+ *    window's thread (the OS thread it runs on, and the env_id GC_START
+ *    carried), for an ID an OBJECT_ALLOC gave and that is not freed yet;
+ *  - GC_START / GC_FINISH: paired, not nested, both on one thread, with
+ *    one env_id (a thread's, never NULL: JDK 5.0 sent them from its VM
+ *    thread with the env_id of the thread the collection was for), never
  *    while the program holds GC disabled; GC_FINISH's gc_info has
  *    used_objects > 0, used_object_space > 0, total >= used_object_space,
  *    and agrees with the agent's own count (objects allocated and not
  *    freed, and their bytes) within 1% (threads may allocate meanwhile).
- * The natives let the program ask for a RunGC (its window must arrive on the
- * calling thread before RunGC returns) and check the marker (C_Marker)
+ * The natives let the program ask for a RunGC (its window must arrive, with
+ * the calling thread's env_id, before RunGC returns) and check the marker (C_Marker)
  * counts at known points: exactly the markers it dropped are freed, those
  * it keeps are not, and total_object_space is close to Runtime.totalMemory().
  */
@@ -40,6 +42,7 @@ static long n_alloc, n_free, n_windows;
 
 static int window_open;
 static JNIEnv *window_env;
+static pthread_t window_thread;
 static long window_frees;
 static jlong last_used_objects, last_used_space, last_total_space;
 static long last_diff_objects, last_diff_bytes, worst_permille;
@@ -81,11 +84,11 @@ static void on_alloc(JVMPI_Event *ev)
 static void on_free(JVMPI_Event *ev)
 {
     jobjectID oid = ev->u.obj_free.obj_id;
-    JNIEnv *cur = c_current_env();
     pthread_mutex_lock(&lk);
     n_free++;
     int open = window_open, disabled = gc_disabled;
     JNIEnv *wenv = window_env;
+    int same_thread = pthread_equal(window_thread, pthread_self());
     if (open)
         window_frees++;
     if (disabled)
@@ -104,9 +107,9 @@ static void on_free(JVMPI_Event *ev)
     pthread_mutex_unlock(&lk);
     if (!open)
         C_FAIL_SOME(f_free_outside, "OBJECT_FREE %p outside GC_START ... GC_FINISH", (void *)oid);
-    else if (ev->env_id != wenv || cur != wenv)
-        C_FAIL_SOME(f_free_env, "OBJECT_FREE %p: env_id %p on thread %p, but GC_START came with env_id %p", (void *)oid,
-                    (void *)ev->env_id, (void *)cur, (void *)wenv);
+    else if (ev->env_id != wenv || !same_thread)
+        C_FAIL_SOME(f_free_env, "OBJECT_FREE %p: env_id %p%s, but GC_START came with env_id %p", (void *)oid,
+                    (void *)ev->env_id, same_thread ? "" : " on another thread than GC_START's", (void *)wenv);
     if (!s)
         C_FAIL_SOME(f_free_unknown, "OBJECT_FREE %p: no OBJECT_ALLOC ever gave that ID", (void *)oid);
     else if (!(v & LIVE))
@@ -117,31 +120,31 @@ static void on_free(JVMPI_Event *ev)
 
 static void on_gc_start(JVMPI_Event *ev)
 {
-    JNIEnv *cur = c_current_env();
     pthread_mutex_lock(&lk);
     int was_open = window_open, disabled = gc_disabled;
     window_open = 1;
     window_env = ev->env_id;
+    window_thread = pthread_self();
     window_frees = 0;
     if (disabled)
         events_while_disabled++;
     pthread_mutex_unlock(&lk);
     if (was_open)
         C_FAIL_SOME(f_nested, "GC_START while the previous window had no GC_FINISH yet");
-    if (!ev->env_id || ev->env_id != cur)
-        C_FAIL_SOME(f_gc_env, "GC_START env_id %p delivered on thread %p", (void *)ev->env_id, (void *)cur);
+    if (!ev->env_id)
+        C_FAIL_SOME(f_gc_env, "GC_START with env_id NULL");
     if (disabled)
         C_FAIL_SOME(f_disabled, "GC_START while GC is disabled");
 }
 
 static void on_gc_finish(JVMPI_Event *ev)
 {
-    JNIEnv *cur = c_current_env();
     jlong uo = ev->u.gc_info.used_objects, us = ev->u.gc_info.used_object_space,
           ts = ev->u.gc_info.total_object_space;
     pthread_mutex_lock(&lk);
     int was_open = window_open, disabled = gc_disabled;
     JNIEnv *wenv = window_env;
+    int same_thread = pthread_equal(window_thread, pthread_self());
     window_open = 0;
     n_windows++;
     if (disabled)
@@ -158,9 +161,9 @@ static void on_gc_finish(JVMPI_Event *ev)
     pthread_mutex_unlock(&lk);
     if (!was_open)
         C_FAIL_SOME(f_finish, "GC_FINISH without GC_START");
-    else if (ev->env_id != wenv || cur != wenv)
-        C_FAIL_SOME(f_gc_env, "GC_FINISH env_id %p on thread %p, GC_START had env_id %p", (void *)ev->env_id,
-                    (void *)cur, (void *)wenv);
+    else if (ev->env_id != wenv || !same_thread)
+        C_FAIL_SOME(f_gc_env, "GC_FINISH env_id %p%s, GC_START had env_id %p", (void *)ev->env_id,
+                    same_thread ? "" : " on another thread than GC_START's", (void *)wenv);
     if (disabled)
         C_FAIL_SOME(f_disabled, "GC_FINISH while GC is disabled");
     if (!(uo > 0 && us > 0 && ts >= us))

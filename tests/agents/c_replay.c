@@ -5,12 +5,17 @@
  * Options: out=FILE.  Enables OBJECT_ALLOC, CLASS_LOAD, THREAD_START,
  * JVM_INIT_DONE and JVM_SHUT_DOWN in JVM_OnLoad, and checks the HotSpot 5.0
  * start-up order on the thread that gets JVM_INIT_DONE: OBJECT_ALLOC for
- * the objects already in the heap (thousands), then CLASS_LOAD, then
- * THREAD_START, then JVM_INIT_DONE, never going back to an earlier kind.
- * At JVM_INIT_DONE: every class_id the replayed OBJECT_ALLOCs named has
- * been defined by a CLASS_LOAD (before or after, as in 5.0); no replayed
- * object is a Class (its obj_id is no class_id); the Thread object of every
- * replayed THREAD_START was among the replayed objects, main's too
+ * the objects already in the heap (thousands) and CLASS_LOAD, then
+ * THREAD_START, then JVM_INIT_DONE, never going back to an earlier kind,
+ * with what each event names defined before it (the JVMPI specification's
+ * defining events): the init thread's own THREAD_START comes first, a
+ * class's CLASS_LOAD before the first object that names it, and the
+ * object of a class (its java.lang.Class) before its CLASS_LOAD.
+ * At JVM_INIT_DONE: every class_id the replayed OBJECT_ALLOCs named had
+ * its CLASS_LOAD before; every class announced had its Class object
+ * announced as an object (class_id java.lang.Class's ID), java.lang.Class's
+ * own right after its CLASS_LOAD; the Thread object of every replayed
+ * THREAD_START was among the replayed objects, main's too
  * (GetThreadObject); obj_ids are unique and not NULL, arena_id is 1.
  *
  * Then the program switches OBJECT_ALLOC off (disableAlloc) and makes
@@ -35,7 +40,9 @@ static long n_alloc;
 static uintptr_t max_id;
 static jobjectID late_thread_id;
 static jobjectID freed_id;
-static int bad_arena, bad_id, dup_id, bad_type;
+static int bad_arena, bad_id, dup_id, bad_type, undefined_class, class_object_late;
+static jobjectID class_class; /* java.lang.Class's class_id */
+static int alloc_off;         /* OBJECT_ALLOC was switched off: classes come without their objects */
 
 /* The start-up sequence as seen by one thread. */
 enum { P_NONE, P_ALLOC, P_CLASS, P_THREAD, P_INIT };
@@ -50,6 +57,16 @@ static _Thread_local seq me;
 
 static void step(int phase, const char *what)
 {
+    /* Objects and classes interleave: a class comes before its first object. */
+    if (phase == P_CLASS && me.phase == P_CLASS) {
+        me.count[phase]++;
+        return;
+    }
+    if ((phase == P_ALLOC && me.phase == P_CLASS) || (phase == P_CLASS && me.phase == P_ALLOC)) {
+        me.count[phase]++;
+        me.phase = P_ALLOC;
+        return;
+    }
     if (me.phase == P_INIT)
         return; /* this thread's start-up is over (the agent's own JNI calls at JVM_INIT_DONE allocate) */
     if (phase < me.phase && me.back < 20)
@@ -97,6 +114,12 @@ static void on_alloc(JVMPI_Event *ev)
     pthread_mutex_unlock(&lk);
     if (existed)
         C_FAIL_SOME(dup_id, "OBJECT_ALLOC obj_id %p given twice", (void *)oid);
+    pthread_mutex_lock(&lk);
+    int class_known = !cid || c_classes_name(&classes, cid) != NULL;
+    pthread_mutex_unlock(&lk);
+    if (!class_known)
+        C_FAIL_SOME(undefined_class, "OBJECT_ALLOC obj %p names class_id %p before its CLASS_LOAD", (void *)oid,
+                    (void *)cid);
     if (before_init) {
         char what[300];
         pthread_mutex_lock(&lk);
@@ -125,7 +148,7 @@ static void on_init_done(JVMPI_Event *ev)
             me.count[P_THREAD]);
 
     pthread_mutex_lock(&lk);
-    long undefined = 0, class_objects = 0, threads_missing = 0;
+    long undefined = 0, class_objects = 0, class_objects_missing = 0, threads_missing = 0;
     jobjectID undef_ids[10];
     for (size_t i = 0; i < replay_cids.cap; i++) {
         const void *cid = replay_cids.slots[i].key;
@@ -134,9 +157,13 @@ static void on_init_done(JVMPI_Event *ev)
     }
     for (size_t i = 0; i < classes.ids.cap; i++) {
         const void *cid = classes.ids.slots[i].key;
-        if (cid && c_map_find(&replay_ids, cid) && class_objects++ < 3)
-            c_fail("replayed OBJECT_ALLOC obj_id %p is the class_id of %s", cid,
-                   classes.names[classes.ids.slots[i].val]);
+        if (!cid)
+            continue;
+        if (c_map_find(&replay_ids, cid))
+            class_objects++;
+        else if (class_objects_missing++ < 3)
+            c_fail("the Class object of %s (class_id %p) had no OBJECT_ALLOC by JVM_INIT_DONE",
+                   classes.names[classes.ids.slots[i].val], cid);
     }
     for (size_t i = 0; i < thread_ids.cap; i++) {
         const void *tid = thread_ids.slots[i].key;
@@ -155,7 +182,11 @@ static void on_init_done(JVMPI_Event *ev)
     }
     c_check(!undefined, "the %zu class_ids named by %zu replayed objects are all defined by CLASS_LOAD (%ld%s are not)",
             ncids, nreplay, undefined, undefined >= 10 ? " or more" : "");
-    c_check(!class_objects, "no replayed OBJECT_ALLOC is a Class object (%ld are)", class_objects);
+    c_check(!class_objects_missing && class_objects >= 300,
+            "every class announced by JVM_INIT_DONE had its Class object announced too (%ld did, %ld did not)",
+            class_objects, class_objects_missing);
+    c_check(!undefined_class, "no OBJECT_ALLOC named a class before its CLASS_LOAD");
+    c_check(!class_object_late, "every Class object's OBJECT_ALLOC came before its CLASS_LOAD (java.lang.Class: right after)");
     c_check(!threads_missing && nthreads >= 2,
             "the Thread objects of the %zu replayed THREAD_STARTs were replayed objects (%ld missing)", nthreads,
             threads_missing);
@@ -192,14 +223,22 @@ static void notify(JVMPI_Event *ev)
     case JVMPI_EVENT_OBJECT_ALLOC:
         on_alloc(ev);
         break;
-    case JVMPI_EVENT_CLASS_LOAD:
+    case JVMPI_EVENT_CLASS_LOAD: {
+        jobjectID cid = ev->u.class_load.class_id;
+        int is_class_class = c_streq(ev->u.class_load.class_name, "java.lang.Class");
         pthread_mutex_lock(&lk);
-        c_classes_add(&classes, ev->u.class_load.class_id, ev->u.class_load.class_name);
-        int before = !init_done;
+        c_classes_add(&classes, cid, ev->u.class_load.class_name);
+        if (is_class_class)
+            class_class = cid;
+        int before = !init_done, object_known = alloc_off || c_map_find(&all_ids, cid) != NULL;
         pthread_mutex_unlock(&lk);
+        if (!object_known && !is_class_class)
+            C_FAIL_SOME(class_object_late, "CLASS_LOAD %s: its Class object %p had no OBJECT_ALLOC before",
+                        c_str(ev->u.class_load.class_name), (void *)cid);
         if (before)
             step(P_CLASS, ev->u.class_load.class_name);
         break;
+    }
     case JVMPI_EVENT_THREAD_START:
         pthread_mutex_lock(&lk);
         int before_init = !init_done;
@@ -208,7 +247,8 @@ static void notify(JVMPI_Event *ev)
         if (c_streq(ev->u.thread_start.thread_name, "c-replay-late"))
             late_thread_id = ev->u.thread_start.thread_id;
         pthread_mutex_unlock(&lk);
-        if (before_init)
+        /* The init thread announces itself before its first event. */
+        if (before_init && ev->u.thread_start.thread_env_id != ev->env_id)
             step(P_THREAD, ev->u.thread_start.thread_name);
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
@@ -297,6 +337,9 @@ JNIEXPORT void JNICALL Java_C_1Replay_disableAlloc(JNIEnv *env, jclass cls)
     (void)cls;
     if (!c_ready("disableAlloc"))
         return;
+    pthread_mutex_lock(&lk);
+    alloc_off = 1;
+    pthread_mutex_unlock(&lk);
     jint rc = c_pi->DisableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL);
     c_check(rc == JVMPI_SUCCESS, "DisableEvent(OBJECT_ALLOC) returns JVMPI_SUCCESS (got %d)", (int)rc);
 }

@@ -147,6 +147,18 @@ void seam_define_loaded_classes(JNIEnv *env)
 
 jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
 
+jobjectID seam_class_class_id(void) { return fake.class_class_id; }
+
+bool seam_thread_adopt(JNIEnv *env)
+{
+    fake.adopt_calls++;
+    if (fake.adopt_name == NULL) {
+        return false;
+    }
+    fake_thread(env, fake.adopt_id, fake.adopt_name);
+    return true;
+}
+
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
     fake.trace_handle = handle;

@@ -83,6 +83,14 @@ typedef struct {
     const unsigned char *bytecodes;
     jint bytecodes_len;
     int bytecodes_calls;
+
+    /* what events name is defined first (jvmpi/defs.c) */
+    jobjectID class_class_id;            /* seam_class_class_id() */
+    int adopt_calls;                     /* seam_thread_adopt calls */
+    /* seam_thread_adopt records the calling thread under these (through
+     * fake_thread) when adopt_name is set, and answers whether it did */
+    const char *adopt_name;
+    jobjectID adopt_id;
 } fake_backend_state;
 
 extern fake_backend_state fake;

@@ -445,6 +445,7 @@ START_TEST(test_deliver_reads_notify_late)
     events_deliver(ENV_A, &ev); /* no handler yet: dropped, no crash */
     ck_assert_int_eq(calls_a, 0);
 
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a"); /* the calling thread */
     iface.NotifyEvent = notify_a;
     ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
     events_deliver(ENV_A, &ev);
@@ -455,18 +456,78 @@ START_TEST(test_deliver_reads_notify_late)
     /* replaced handler: the new one gets the next event */
     iface.NotifyEvent = notify_b;
     ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
-    events_deliver(ENV_B, &ev);
+    events_deliver(ENV_A, &ev);
     ck_assert_int_eq(calls_a, 1);
     ck_assert_int_eq(calls_b, 1);
-    ck_assert_ptr_eq(last.env_id, ENV_B);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
     ck_assert_int_eq(last.event_type, JVMPI_EVENT_JVM_INIT_DONE);
+}
+END_TEST
 
-    /* a NULL env is passed as it is (threads the VM has not attached) */
-    ev = plain(JVMPI_EVENT_JVM_SHUT_DOWN);
-    ev.env_id = ENV_A;
-    events_deliver(NULL, &ev);
-    ck_assert_int_eq(calls_b, 2);
-    ck_assert_ptr_null(last.env_id);
+static void *deliver_from_b(void *arg)
+{
+    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    ev.env_id = ENV_B; /* overwritten */
+    events_deliver(arg, &ev);
+    return NULL;
+}
+
+static void deliver_on_new_thread(JNIEnv *env)
+{
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, deliver_from_b, env), 0);
+    pthread_join(th, NULL);
+}
+
+/* Every event carries the env_id of a thread the agent knows: a thread the
+ * layer never heard of is recorded when the backend can (a Java thread
+ * whose ThreadStart comes late), else its events carry a known thread's. */
+START_TEST(test_deliver_names_known_threads)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    iface.NotifyEvent = notify_a;
+    events_set_interface(&iface);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a");
+
+    /* a thread the VM hides (adopt answers false): A stands in */
+    deliver_on_new_thread(ENV_B);
+    ck_assert_int_eq(calls_a, 1);
+    ck_assert_int_eq(fake.adopt_calls, 1);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
+    /* no env at all (a thread outside the VM): A stands in, nothing to adopt */
+    deliver_on_new_thread(NULL);
+    ck_assert_int_eq(calls_a, 2);
+    ck_assert_int_eq(fake.adopt_calls, 1);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
+
+    /* a Java thread the backend can record: its events are its own */
+    fake.adopt_name = "b";
+    fake.adopt_id = seam_id_from_tag(ids_next_object(16));
+    deliver_on_new_thread(ENV_B);
+    ck_assert_int_eq(calls_a, 3);
+    ck_assert_int_eq(fake.adopt_calls, 2);
+    ck_assert_ptr_eq(last.env_id, ENV_B);
+}
+END_TEST
+
+/* The layer's own Java code is no event of the program's. */
+START_TEST(test_quiet_and_internal_threads_send_nothing)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    iface.NotifyEvent = notify_a;
+    events_set_interface(&iface);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a");
+    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    events_quiet_begin();
+    events_deliver(ENV_A, &ev);
+    events_quiet_end();
+    ck_assert_int_eq(calls_a, 0);
+    events_deliver(ENV_A, &ev);
+    ck_assert_int_eq(calls_a, 1);
 }
 END_TEST
 
@@ -542,6 +603,8 @@ static Suite *events_suite(void)
     tc = tcase_create("deliver");
     tcase_add_checked_fixture(tc, deliver_setup, NULL);
     tcase_add_test(tc, test_deliver_reads_notify_late);
+    tcase_add_test(tc, test_deliver_names_known_threads);
+    tcase_add_test(tc, test_quiet_and_internal_threads_send_nothing);
     tcase_add_test(tc, test_deliver_after_shutdown);
     tcase_add_test(tc, test_reset_clears);
     suite_add_tcase(s, tc);

@@ -1,0 +1,418 @@
+#include "defs.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "classes.h"
+#include "dispatch.h"
+#include "events.h"
+#include "gate.h"
+#include "log.h"
+#include "tls.h"
+
+/* One lock for every defs_once: claims are rare (once per thread, class and
+ * late object) and short, and waits for another sender are rarer still. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sent_cond = PTHREAD_COND_INITIALIZER;
+
+bool defs_claim(defs_once *once)
+{
+    bool mine = false, waited = false;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        if (once->state == DEFS_NOT_SENT) {
+            once->state = DEFS_SENDING;
+            once->sender = pthread_self();
+            mine = true;
+            break;
+        }
+        if (once->state == DEFS_SENT || pthread_equal(once->sender, pthread_self())) {
+            break;
+        }
+        if (!waited) {
+            /* The sender's agent handler may be what an open GC window
+             * waits for; this thread runs no agent code while it waits. */
+            pthread_mutex_unlock(&lock);
+            gate_park();
+            pthread_mutex_lock(&lock);
+            waited = true;
+            continue;
+        }
+        pthread_cond_wait(&sent_cond, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+    if (waited) {
+        gate_unpark();
+    }
+    return mine;
+}
+
+void defs_sent(defs_once *once)
+{
+    pthread_mutex_lock(&lock);
+    once->state = DEFS_SENT;
+    pthread_cond_broadcast(&sent_cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Back to not sent: the sender found nothing it could send. */
+static void defs_unclaim(defs_once *once)
+{
+    pthread_mutex_lock(&lock);
+    once->state = DEFS_NOT_SENT;
+    pthread_cond_broadcast(&sent_cond);
+    pthread_mutex_unlock(&lock);
+}
+
+bool defs_was_sent(const defs_once *once)
+{
+    pthread_mutex_lock(&lock);
+    bool sent = once->state == DEFS_SENT;
+    pthread_mutex_unlock(&lock);
+    return sent;
+}
+
+/* ---- classes and methods ---------------------------------------------------- */
+
+void defs_class(JNIEnv *env, jobjectID class_id)
+{
+    if (class_id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+        return;
+    }
+    /* IDs are never reused, so a class seen announced stays announced. */
+    tls_caches *tc = tls_caches_get();
+    unsigned slot = tls_slot(seam_tag_from_id(class_id), TLS_ANNOUNCED_SLOTS);
+    if (tc != NULL && tc->announced[slot] == class_id) {
+        return;
+    }
+    class_rec *c = classes_acquire(class_id);
+    if (c == NULL) {
+        return;
+    }
+    dispatch_announce_class(env, c);
+    if (tc != NULL && defs_was_sent(&c->announced)) {
+        tc->announced[slot] = class_id;
+    }
+    classes_release(c);
+}
+
+void defs_method(JNIEnv *env, jmethodID method)
+{
+    if (method == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+        return;
+    }
+    /* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
+    tls_caches *tc = tls_caches_get();
+    unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
+    if (tc != NULL && tc->methods[slot] == method) {
+        return;
+    }
+    jobjectID class_id = seam_method_class(method);
+    if (class_id == NULL) {
+        return;
+    }
+    defs_class(env, class_id);
+    if (tc != NULL) {
+        tc->methods[slot] = method;
+    }
+}
+
+/* ---- objects ------------------------------------------------------------------- */
+
+/* Objects whose IDs were not made by their allocation (and Class objects)
+ * that the agent was told about: only they need a record. */
+typedef struct late_obj {
+    int64_t tag;
+    defs_once once;
+    bool gone;      /* freed while its OBJECT_ALLOC was being sent */
+    UT_hash_handle hh;
+} late_obj;
+static late_obj *late;  /* under lock */
+
+static bool needs_record(int64_t tag) { return ids_is_class(tag) || ids_is_unannounced(tag); }
+
+static late_obj *late_get(int64_t tag)
+{
+    late_obj *o = NULL;
+    pthread_mutex_lock(&lock);
+    HASH_FIND(hh, late, &tag, sizeof tag, o);
+    if (o == NULL && (o = calloc(1, sizeof *o)) != NULL) {
+        o->tag = tag;
+        HASH_ADD(hh, late, tag, sizeof o->tag, o);
+    }
+    pthread_mutex_unlock(&lock);
+    return o;
+}
+
+bool defs_class_object_info(jobjectID class_id, seam_object_info *out)
+{
+    class_rec *c = classes_acquire(class_id);
+    jobjectID class_class = seam_class_class_id();
+    if (c == NULL || class_class == NULL) {
+        classes_release(c);
+        return false;
+    }
+    memset(out, 0, sizeof *out);
+    out->id = class_id;
+    out->class_id = class_class;
+    out->is_array = JVMPI_NORMAL_OBJECT;
+    out->size = c->info->object_size;
+    classes_release(c);
+    return true;
+}
+
+void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
+{
+    int64_t tag = seam_tag_from_id(id);
+    if (id == NULL || !needs_record(tag) || ids_is_pending_class(tag) ||
+        !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+        return;
+    }
+    late_obj *o = late_get(tag);
+    if (o == NULL || !defs_claim(&o->once)) {
+        return;
+    }
+    seam_object_info found;
+    bool known = info != NULL;
+    if (known) {
+        found = *info;
+    } else if (ids_is_class(tag)) {
+        known = defs_class_object_info(id, &found);
+    } else {
+        known = seam_object_info_of(env, id, &found);
+    }
+    if (!known) {
+        LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
+        defs_unclaim(&o->once);
+        return;
+    }
+    dispatch_object_alloc(env, &found, false);
+    defs_sent(&o->once);
+}
+
+void defs_object_sent(jobjectID id)
+{
+    int64_t tag = seam_tag_from_id(id);
+    if (!needs_record(tag)) {
+        return;
+    }
+    late_obj *o = late_get(tag);
+    if (o != NULL) {
+        pthread_mutex_lock(&lock);
+        if (o->once.state == DEFS_NOT_SENT) {
+            o->once.state = DEFS_SENT;
+        }
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+void defs_object_known(jobjectID id)
+{
+    if (id != NULL && events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+        defs_object_sent(id);
+    }
+}
+
+bool defs_free_due(int64_t tag)
+{
+    if (!needs_record(tag)) {
+        return true;
+    }
+    bool due = false;
+    pthread_mutex_lock(&lock);
+    late_obj *o = NULL;
+    HASH_FIND(hh, late, &tag, sizeof tag, o);
+    if (o != NULL) {
+        due = o->once.state == DEFS_SENT;
+        HASH_DEL(late, o);
+        if (o->once.state == DEFS_SENDING) {
+            o->gone = true; /* its sender still holds it: left to leak, a race of two IDs' lives */
+        } else {
+            free(o);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    /* An object the agent may know from a dump or a request while
+     * OBJECT_ALLOC is off: its free is the agent's business. */
+    return due || (!events_enabled(JVMPI_EVENT_OBJECT_ALLOC) && !ids_is_class(tag));
+}
+
+/* ---- the dumps --------------------------------------------------------------------- */
+
+static void define_value(JNIEnv *env, jint type, seam_heap_bits v)
+{
+    if (type == JVMPI_CLASS || type == JVMPI_NORMAL_OBJECT) {
+        defs_object(env, v.id, NULL);
+    }
+}
+
+static void define_fields(JNIEnv *env, const seam_heap_field *fields, jint n)
+{
+    for (jint i = 0; i < n; i++) {
+        define_value(env, fields[i].type, fields[i].v);
+    }
+}
+
+/* What an OBJECT_ALLOC says of a dumped object, from the dump itself: an
+ * object with a late ID carries its size in its tag (jvmpi/ids.c). */
+static bool dumped_object_info(const seam_heap_object *o, seam_object_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = o->id;
+    out->size = ids_object_size(seam_tag_from_id(o->id));
+    switch (o->kind) {
+    case SEAM_HEAP_INSTANCE:
+        out->class_id = o->class_id;
+        out->is_array = JVMPI_NORMAL_OBJECT;
+        return true;
+    case SEAM_HEAP_PRIM_ARRAY:
+        out->is_array = o->elem_type;
+        return true;
+    case SEAM_HEAP_OBJ_ARRAY: {
+        class_rec *c = classes_acquire(o->class_id);
+        out->is_array = JVMPI_CLASS;
+        out->class_id = c != NULL ? c->info->element_id : NULL;
+        classes_release(c);
+        return true;
+    }
+    default:
+        return false; /* a Class object: its class record says it */
+    }
+}
+
+void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap)
+{
+    for (int i = 0; i < snap->num_classes; i++) {
+        const seam_heap_class *c = &snap->classes[i];
+        defs_class(env, c->id);
+        defs_class(env, c->super);
+        defs_class(env, c->element);
+        for (jint k = 0; k < c->num_interfaces; k++) {
+            defs_class(env, c->interfaces[k]);
+        }
+    }
+    for (int i = 0; i < snap->num_objects; i++) {
+        defs_class(env, snap->objects[i].class_id);
+    }
+    if (!events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+        return;
+    }
+    for (int i = 0; i < snap->num_objects; i++) {
+        const seam_heap_object *o = &snap->objects[i];
+        seam_object_info info;
+        defs_object(env, o->id, dumped_object_info(o, &info) ? &info : NULL);
+    }
+    for (int i = 0; i < snap->num_classes; i++) {
+        const seam_heap_class *c = &snap->classes[i];
+        defs_object(env, c->id, NULL);
+        defs_object(env, c->loader, NULL);
+        defs_object(env, c->signers, NULL);
+        defs_object(env, c->domain, NULL);
+        defs_object(env, c->name, NULL);
+        for (jint k = 0; k < c->num_constants; k++) {
+            define_value(env, c->constants[k].type, c->constants[k].v);
+        }
+        define_fields(env, c->statics, c->num_statics);
+    }
+    for (int i = 0; i < snap->num_objects; i++) {
+        const seam_heap_object *o = &snap->objects[i];
+        if (o->kind == SEAM_HEAP_INSTANCE) {
+            define_fields(env, o->u.fields, o->count);
+        } else if (o->kind == SEAM_HEAP_OBJ_ARRAY && o->u.elements != NULL) {
+            for (jint k = 0; k < o->count; k++) {
+                defs_object(env, o->u.elements[k], NULL);
+            }
+        }
+    }
+    for (int i = 0; i < snap->num_roots; i++) {
+        defs_object(env, snap->roots[i].id, NULL);
+        defs_object(env, snap->roots[i].thread, NULL);
+    }
+}
+
+void defs_monitor_snapshot(JNIEnv *env, const seam_monitor_snapshot *snap)
+{
+    for (int i = 0; i < snap->num_threads; i++) {
+        defs_object(env, snap->threads[i].id, NULL);
+        defs_traces(env, &(JVMPI_CallTrace){NULL, snap->threads[i].num_frames, snap->threads[i].frames}, 1);
+    }
+    for (int i = 0; i < snap->num_monitors; i++) {
+        const seam_monitor_info *m = &snap->monitors[i];
+        defs_object(env, m->object, NULL);
+        defs_object(env, m->owner, NULL);
+        for (jint k = 0; k < m->n_entering; k++) {
+            defs_object(env, m->entering[k], NULL);
+        }
+        for (jint k = 0; k < m->n_waiting; k++) {
+            defs_object(env, m->waiting[k], NULL);
+        }
+    }
+}
+
+void defs_traces(JNIEnv *env, const JVMPI_CallTrace *traces, int count)
+{
+    for (int i = 0; i < count; i++) {
+        for (jint k = 0; k < traces[i].num_frames; k++) {
+            defs_method(env, traces[i].frames[k].method_id);
+        }
+    }
+}
+
+/* ---- every event ------------------------------------------------------------------ */
+
+void defs_before(JNIEnv *env, const JVMPI_Event *ev)
+{
+    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        defs_class(env, ev->u.obj_alloc.class_id);
+        break;
+    case JVMPI_EVENT_CLASS_UNLOAD:
+        defs_class(env, ev->u.class_unload.class_id);
+        break;
+    case JVMPI_EVENT_THREAD_START:
+        defs_object(env, ev->u.thread_start.thread_id, NULL);
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY2:
+        defs_method(env, ev->u.method_entry2.method_id);
+        defs_object(env, ev->u.method_entry2.obj_id, NULL);
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY:
+    case JVMPI_EVENT_METHOD_EXIT:
+    case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
+        defs_method(env, ev->u.method.method_id);
+        break;
+    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
+        defs_method(env, ev->u.compiled_method_load.method_id);
+        break;
+    case JVMPI_EVENT_INSTRUCTION_START:
+        defs_method(env, ev->u.instruction.method_id);
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
+        defs_object(env, ev->u.monitor.object, NULL);
+        break;
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+        defs_object(env, ev->u.monitor_wait.object, NULL);
+        break;
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+        defs_object(env, ev->u.jni_globalref_alloc.obj_id, NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+void defs_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    late_obj *o, *tmp;
+    HASH_ITER(hh, late, o, tmp) {
+        HASH_DEL(late, o);
+        free(o);
+    }
+    pthread_mutex_unlock(&lock);
+}

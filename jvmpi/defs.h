@@ -1,0 +1,73 @@
+/*
+ * defs - no event names a thread, class, method or object before its
+ * defining event.
+ *
+ * The JVMPI specification promises it to an agent that enabled the defining
+ * events (THREAD_START, CLASS_LOAD, OBJECT_ALLOC) at start-up, and real
+ * agents abort when it breaks.  Through JVM TI the promise cannot come from
+ * the order in which things happen (the JIT's thread reports a method while
+ * the start-up replay is still announcing classes; a heap walk meets array
+ * classes nobody announced; the VM's last thread runs Java code before its
+ * ThreadStart), so the layer keeps it at the one place every event passes:
+ * right before an event is delivered, whatever it names that the agent was
+ * not told about yet is announced first, on the delivering thread.
+ *
+ * An announcement is sent once.  A thread that needs one another thread is
+ * sending waits until that one has been delivered.
+ */
+#ifndef JVMPI_DEFS_H_
+#define JVMPI_DEFS_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "seam.h"
+
+/* Whether a defining event was sent, kept in each thread and class record. */
+typedef struct defs_once {
+    _Atomic int state; /* DEFS_NOT_SENT, DEFS_SENDING, DEFS_SENT; changed under defs.c's lock */
+    pthread_t sender;  /* while DEFS_SENDING */
+} defs_once;
+enum { DEFS_NOT_SENT, DEFS_SENDING, DEFS_SENT };
+
+/* True when the caller is to send the definition (then defs_sent).  False
+ * when it was sent, or is being sent by the calling thread itself (a
+ * handler naming what its own event defines); when another thread is
+ * sending it, waits until it was delivered. */
+bool defs_claim(defs_once *once);
+void defs_sent(defs_once *once);
+bool defs_was_sent(const defs_once *once);
+
+/* What the event names, announced first.  Called by events_deliver for
+ * every event except the dumps, whose builders call the functions below
+ * for what their snapshots name. */
+void defs_before(JNIEnv *env, const JVMPI_Event *ev);
+
+void defs_class(JNIEnv *env, jobjectID class_id);
+void defs_method(JNIEnv *env, jmethodID method);
+/* Objects: only while OBJECT_ALLOC is on.  Objects that got their IDs at
+ * allocation were announced then; the others (ids_is_unannounced, and
+ * java.lang.Class objects, whose IDs are class IDs) get their OBJECT_ALLOC
+ * here.  info: what the caller knows of the object already, or NULL. */
+void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info);
+
+/* The dumps: everything a snapshot names, and the methods of call traces. */
+void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap);
+void defs_monitor_snapshot(JNIEnv *env, const seam_monitor_snapshot *snap);
+void defs_traces(JNIEnv *env, const JVMPI_CallTrace *traces, int count);
+
+/* An OBJECT_ALLOC for the object was delivered (a request's answer too). */
+void defs_object_sent(jobjectID id);
+/* The agent learnt the ID from a function (jobject2jobjectID). */
+void defs_object_known(jobjectID id);
+/* Whether an OBJECT_FREE may name the object: not for an object the agent
+ * was never told about while OBJECT_ALLOC was on.  Forgets the object. */
+bool defs_free_due(int64_t tag);
+
+/* The Class object's OBJECT_ALLOC, from what its class record says. */
+bool defs_class_object_info(jobjectID class_id, seam_object_info *out);
+
+void defs_reset(void);
+
+#endif
