@@ -38,16 +38,26 @@ static bool require_live(const char *fn)
     return false;
 }
 
-/* The thread record for a JNIEnv * the agent passed, or one error line. */
-static thread_rec *thread_arg(const char *fn, JNIEnv *env)
+/* Says why env names no live thread.  A thread that has just ended is no
+ * mistake of the agent's: a sampler walking its list of threads races
+ * their ends, and JDK 5.0 answered such calls without a word. */
+static void not_a_thread(const char *fn, JNIEnv *env)
 {
     if (env == NULL) {
         LOG_ERROR("%s: NULL JNIEnv *", fn);
-        return NULL;
+    } else if (threads_recently_ended(env)) {
+        LOG_DEBUG("%s: JNIEnv %p is a thread that has ended", fn, (void *)env);
+    } else {
+        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
     }
+}
+
+/* The thread record for a JNIEnv * the agent passed, or NULL (see not_a_thread). */
+static thread_rec *thread_arg(const char *fn, JNIEnv *env)
+{
     thread_rec *t = threads_acquire_by_env(env);
     if (t == NULL) {
-        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
+        not_a_thread(fn, env);
     }
     return t;
 }
@@ -324,7 +334,7 @@ static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(vo
 static void JNICALL set_thread_local_storage(JNIEnv *env, void *ptr)
 {
     if (!threads_tls_set(env, ptr)) {
-        BAD_CALL("SetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+        not_a_thread("SetThreadLocalStorage", env);
     }
 }
 
@@ -332,7 +342,7 @@ static void *JNICALL get_thread_local_storage(JNIEnv *env)
 {
     void *value = NULL;
     if (!threads_tls_get(env, &value)) {
-        BAD_CALL("GetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+        not_a_thread("GetThreadLocalStorage", env);
     }
     return value;
 }

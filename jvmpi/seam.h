@@ -131,6 +131,10 @@ void seam_define_loaded_classes(JNIEnv *env);
  * NULL when the method ID is not valid. */
 jobjectID seam_method_class(jmethodID method);
 
+/* The thread functions below may name a thread that has just ended (the
+ * JVMPI side looked it up a moment before): they then fail without an
+ * error line, as they do for a VM that is going down. */
+
 /* Fills frames[0..depth) (callee first) of the thread; returns the count, 0 on failure. */
 jint seam_call_trace(void *thread_handle, jint depth, JVMPI_CallFrame *frames);
 

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uthash.h>
 
 #include "log.h"
@@ -18,6 +19,12 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static thread_entry *by_env;
 static thread_entry *by_id;
 static unsigned long next_seq;
+
+/* The JNIEnv * of the threads that ended last, the oldest overwritten
+ * first.  An agent sampling its own list of threads races their ends: a
+ * call naming one of these is that race, not a bad argument. */
+static JNIEnv *ended[THREADS_ENDED_KEPT];
+static unsigned ended_next;
 
 /* The calling thread's own record: valid from threads_add to threads_end, and
  * only the thread itself can end it, so no reference is needed to read it. */
@@ -108,6 +115,7 @@ void threads_end(JNIEnv *env)
             HASH_DELETE(hh_id, by_id, e);
             e->rec.ended = true;
             free_now = --e->rec.refs == 0;
+            ended[ended_next++ % THREADS_ENDED_KEPT] = env;
         }
         pthread_mutex_unlock(&table_lock);
     }
@@ -117,6 +125,21 @@ void threads_end(JNIEnv *env)
     if (free_now) {
         entry_free(e);
     }
+}
+
+bool threads_recently_ended(JNIEnv *env)
+{
+    bool found = false;
+    if (env == NULL) {
+        return false;
+    }
+    /* Only calls that name no live thread get here: a scan is cheap enough. */
+    pthread_mutex_lock(&table_lock);
+    for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
+        found = ended[i] == env;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
 }
 
 static thread_rec *acquire(thread_entry *e)
@@ -288,6 +311,8 @@ void threads_reset(void)
                 dead = e;
             }
         }
+        memset(ended, 0, sizeof ended);
+        ended_next = 0;
         pthread_mutex_unlock(&table_lock);
     }
     while (dead != NULL) {

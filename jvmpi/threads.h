@@ -35,6 +35,14 @@ thread_rec *threads_add(seam_thread_info *info, bool internal);
 /* Marks the calling thread's record ended and drops it from the table. */
 void threads_end(JNIEnv *env);
 
+/* How many ended threads threads_recently_ended remembers. */
+#define THREADS_ENDED_KEPT 1024
+
+/* True when env was the JNIEnv * of a thread that has ended, one of the
+ * last THREADS_ENDED_KEPT to end.  Says nothing of a live thread that has
+ * env now (the VM reuses them): look that up first, the live thread wins. */
+bool threads_recently_ended(JNIEnv *env);
+
 thread_rec *threads_acquire_by_env(JNIEnv *env);
 thread_rec *threads_acquire_by_id(jobjectID id);
 void threads_release(thread_rec *t);
