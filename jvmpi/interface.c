@@ -219,12 +219,15 @@ static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)
     void *handle = t->info.handle;
     jint rc = JVMPI_FAIL;
     if (suspend ? seam_thread_suspend(handle) : seam_thread_resume(handle)) {
-        t->suspended = suspend;
         if (suspend) {
+            /* GetThreadStatus answers this state until the resume. */
+            jint now = threads_status(t, seam_thread_status(handle), rawmon_thread_blocked_status(env));
+            t->suspended_status = now > 0 ? now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED) : 0;
             /* ThreadHasRun compares CPU time across the last two suspensions. */
             t->cpu_prev_suspend = t->cpu_last_suspend;
             t->cpu_last_suspend = seam_thread_cpu_time(handle);
         }
+        t->suspended = suspend;
         rc = JVMPI_SUCCESS;
     }
     threads_release(t);
@@ -268,15 +271,7 @@ static jint JNICALL get_thread_status(JNIEnv *env)
     if (t == NULL) {
         return JVMPI_FAIL;
     }
-    /* A thread blocked in one of the agent's raw monitors is in native code
-     * as far as JVM TI knows; JVMPI reported it as waiting. */
-    jint status = rawmon_thread_blocked_status(env);
-    jint vm_status = seam_thread_status(t->info.handle, t->suspended);
-    if (status == 0) {
-        status = vm_status;
-    } else if (vm_status > 0) {
-        status |= vm_status & (JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
-    }
+    jint status = threads_status(t, seam_thread_status(t->info.handle), rawmon_thread_blocked_status(env));
     threads_release(t);
     return status;
 }

@@ -266,6 +266,32 @@ JNIEnv *threads_event_env(JNIEnv *env)
     return e->rec.info.env;
 }
 
+jint threads_status(const thread_rec *t, jint vm_status, jint raw_status)
+{
+    const jint bits = JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED;
+    jint flags = vm_status > 0 ? vm_status & bits : 0;
+    jint status;
+    if (raw_status != 0) {
+        /* In the agent's raw monitor the thread runs native code as far as
+         * the VM knows; JVMPI reported it as waiting. */
+        status = raw_status;
+    } else if (vm_status < 0) {
+        return vm_status;
+    } else {
+        status = vm_status & ~bits;
+    }
+    if (t->suspended) {
+        /* HotSpot 5.0: the state the thread was in when suspended, with the
+         * SUSPENDED bit added (the VM's own state moves on meanwhile: a
+         * thread suspended in native code keeps running until it returns). */
+        if (t->suspended_status > 0) {
+            status = t->suspended_status;
+        }
+        flags |= JVMPI_THREAD_SUSPENDED;
+    }
+    return status | flags;
+}
+
 static int by_seq(const void *a, const void *b)
 {
     const thread_entry *x = *(thread_entry *const *)a, *y = *(thread_entry *const *)b;

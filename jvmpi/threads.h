@@ -21,6 +21,7 @@ struct thread_rec {
     void *_Atomic tls;       /* the agent's thread-local storage word */
     bool internal;           /* the layer's own thread: never reported */
     bool suspended;          /* suspended through JVMPI SuspendThread */
+    jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
     jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
     jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none */
     int announced;           /* THREAD_START sent (0/1, changed under the table lock) */
@@ -58,6 +59,13 @@ JNIEnv *threads_event_env(JNIEnv *env);
 /* The agent's thread-local storage word; false when env names no known thread. */
 bool threads_tls_get(JNIEnv *env, void **value);
 bool threads_tls_set(JNIEnv *env, void *value);
+
+/* What GetThreadStatus answers for t: vm_status is the VM's view of it
+ * (SUSPENDED and INTERRUPTED bits included, JVMPI_FAIL when it has none),
+ * raw_status the raw monitor state the layer knows (0: not blocked in one).
+ * While t is suspended through JVMPI, its status at the suspension, with
+ * the SUSPENDED bit. */
+jint threads_status(const thread_rec *t, jint vm_status, jint raw_status);
 
 /* Acquired records of every live, non-internal thread in start order;
  * *count set.  Release each, then free the array. */

@@ -120,7 +120,7 @@ void seam_thread_handle_release(void *handle)
 /* The thread may have ended since the JVMPI side looked it up (an agent
  * sampling under thread churn), or the VM be going down: a failure is the
  * answer, not an error, so these calls are JVMTI_TRY. */
-jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
+jint seam_thread_status(void *handle)
 {
     jint state = 0;
     if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetThreadState, (jthread)handle, &state)) ||
@@ -135,7 +135,7 @@ jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
     } else {
         status = JVMPI_THREAD_RUNNABLE;
     }
-    if ((state & JVMTI_THREAD_STATE_SUSPENDED) && !suspended_by_jvmpi) {
+    if (state & JVMTI_THREAD_STATE_SUSPENDED) {
         status |= JVMPI_THREAD_SUSPENDED;
     }
     if (state & JVMTI_THREAD_STATE_INTERRUPTED) {

@@ -851,6 +851,52 @@ START_TEST(test_thread_status)
 }
 END_TEST
 
+/* HotSpot 5.0: a thread suspended through JVMPI keeps the status it had at
+ * the suspension, and the SUSPENDED bit is added; a set interrupt flag
+ * shows as INTERRUPTED. */
+START_TEST(test_thread_status_suspended)
+{
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "sampled");
+    start_thread(ENV(2), THREAD_ID(2), "other");
+    fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT);
+    pi->SuspendThread(ENV(1));
+    /* the VM's view moves on: a thread suspended in native code runs until it returns */
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
+    fake.thread_status = JVMPI_THREAD_MONITOR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)),
+                     JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
+    /* another thread is not suspended: the VM's view, bits as they are */
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED);
+    /* a suspended thread the VM no longer has */
+    fake.thread_status = JVMPI_FAIL;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_FAIL);
+    pi->ResumeThread(ENV(1));
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+
+    /* the list functions: each thread as it was at its suspension */
+    JNIEnv *list[2] = {ENV(1), ENV(2)};
+    jint results[2] = {77, 77};
+    fake.thread_status = JVMPI_THREAD_MONITOR_WAIT;
+    pi->SuspendThreadList(2, list, results);
+    ck_assert_int_eq(results[0], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], JVMPI_SUCCESS);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED);
+    pi->ResumeThreadList(2, list, results);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE);
+}
+END_TEST
+
 /* A thread that has just ended (an agent's sampler racing thread churn)
  * gets the answers JVMPI allows and not one log line; a JNIEnv * that was
  * never a thread still gets one error line per call. */
@@ -1325,6 +1371,7 @@ static Suite *interface_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_call_trace);
     tcase_add_test(tc, test_thread_status);
+    tcase_add_test(tc, test_thread_status_suspended);
     tcase_add_test(tc, test_ended_thread_quiet);
     tcase_add_test(tc, test_suspend_resume_bad);
     tcase_add_test(tc, test_thread_has_run);
