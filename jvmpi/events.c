@@ -128,12 +128,17 @@ static bool sources_adjust(const event_desc *d, int delta)
 
 static jint set_enabled(jint event_type, bool on, const char *fn)
 {
+    /* JVMPI_NOT_AVAILABLE is the whole answer, as on JDK 5.0, so nothing is
+     * printed unless asked: agents try numbers other VMs used, and HPROF
+     * disables every number at exit.  Such a disable changes nothing, so it
+     * is told at debug level only. */
+    log_level_t level = on ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG;
     switch (events_kind_of(event_type)) {
     case EVENTS_UNUSED:
-        LOG_WARN("%s: %d is not a JVMPI event type", fn, (int)event_type);
+        LOG_AT(level, "%s: %d is not a JVMPI event type", fn, (int)event_type);
         return JVMPI_NOT_AVAILABLE;
     case EVENTS_REQUEST_ONLY:
-        LOG_INFO("%s(%s): dumps are only sent through RequestEvent", fn, descs[event_type].name);
+        LOG_AT(level, "%s(%s): dumps are only sent through RequestEvent", fn, descs[event_type].name);
         return JVMPI_NOT_AVAILABLE;
     case EVENTS_NOT_YET:
         LOG_WARN("%s(%s): this event is not carried by the layer yet", fn, descs[event_type].name);

@@ -39,16 +39,26 @@ static bool require_live(const char *fn)
     return false;
 }
 
-/* The thread record for a JNIEnv * the agent passed, or one error line. */
-static thread_rec *thread_arg(const char *fn, JNIEnv *env)
+/* Says why env names no live thread.  A thread that has just ended is no
+ * mistake of the agent's: a sampler walking its list of threads races
+ * their ends, and JDK 5.0 answered such calls without a word. */
+static void not_a_thread(const char *fn, JNIEnv *env)
 {
     if (env == NULL) {
         LOG_ERROR("%s: NULL JNIEnv *", fn);
-        return NULL;
+    } else if (threads_recently_ended(env)) {
+        LOG_DEBUG("%s: JNIEnv %p is a thread that has ended", fn, (void *)env);
+    } else {
+        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
     }
+}
+
+/* The thread record for a JNIEnv * the agent passed, or NULL (see not_a_thread). */
+static thread_rec *thread_arg(const char *fn, JNIEnv *env)
+{
     thread_rec *t = threads_acquire_by_env(env);
     if (t == NULL) {
-        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
+        not_a_thread(fn, env);
     }
     return t;
 }
@@ -209,12 +219,15 @@ static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)
     void *handle = t->info.handle;
     jint rc = JVMPI_FAIL;
     if (suspend ? seam_thread_suspend(handle) : seam_thread_resume(handle)) {
-        t->suspended = suspend;
         if (suspend) {
+            /* GetThreadStatus answers this state until the resume. */
+            jint now = threads_status(t, seam_thread_status(handle), rawmon_thread_blocked_status(env));
+            t->suspended_status = now > 0 ? now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED) : 0;
             /* ThreadHasRun compares CPU time across the last two suspensions. */
             t->cpu_prev_suspend = t->cpu_last_suspend;
             t->cpu_last_suspend = seam_thread_cpu_time(handle);
         }
+        t->suspended = suspend;
         rc = JVMPI_SUCCESS;
     }
     threads_release(t);
@@ -258,15 +271,7 @@ static jint JNICALL get_thread_status(JNIEnv *env)
     if (t == NULL) {
         return JVMPI_FAIL;
     }
-    /* A thread blocked in one of the agent's raw monitors is in native code
-     * as far as JVM TI knows; JVMPI reported it as waiting. */
-    jint status = rawmon_thread_blocked_status(env);
-    jint vm_status = seam_thread_status(t->info.handle, t->suspended);
-    if (status == 0) {
-        status = vm_status;
-    } else if (vm_status > 0) {
-        status |= vm_status & (JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
-    }
+    jint status = threads_status(t, seam_thread_status(t->info.handle), rawmon_thread_blocked_status(env));
     threads_release(t);
     return status;
 }
@@ -324,7 +329,7 @@ static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(vo
 static void JNICALL set_thread_local_storage(JNIEnv *env, void *ptr)
 {
     if (!threads_tls_set(env, ptr)) {
-        BAD_CALL("SetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+        not_a_thread("SetThreadLocalStorage", env);
     }
 }
 
@@ -332,7 +337,7 @@ static void *JNICALL get_thread_local_storage(JNIEnv *env)
 {
     void *value = NULL;
     if (!threads_tls_get(env, &value)) {
-        BAD_CALL("GetThreadLocalStorage", "JNIEnv %p is not a live thread the layer knows", (void *)env);
+        not_a_thread("GetThreadLocalStorage", env);
     }
     return value;
 }

@@ -134,19 +134,10 @@ static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
     put_envs(b, s->n_waiting, s->waiting);
 }
 
-/* GetThreadStatus's answer for a thread in the dump: a thread blocked in
- * one of the agent's raw monitors is in native code as far as the VM
- * knows; a suspension the agent made through JVMPI is not shown. */
+/* GetThreadStatus's answer for a thread in the dump. */
 static jint status_of(const thread_rec *t, jint vm_status)
 {
-    if (t->suspended && vm_status > 0) {
-        vm_status &= ~JVMPI_THREAD_SUSPENDED;
-    }
-    jint raw = rawmon_thread_blocked_status(t->info.env);
-    if (raw == 0) {
-        return vm_status;
-    }
-    return vm_status > 0 ? raw | (vm_status & (JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) : raw;
+    return threads_status(t, vm_status, rawmon_thread_blocked_status(t->info.env));
 }
 
 jint monitordump_request(JNIEnv *env)

@@ -150,12 +150,17 @@ void seam_define_loaded_classes(JNIEnv *env);
  * NULL when the method ID is not valid. */
 jobjectID seam_method_class(jmethodID method);
 
+/* The thread functions below may name a thread that has just ended (the
+ * JVMPI side looked it up a moment before): they then fail without an
+ * error line, as they do for a VM that is going down. */
+
 /* Fills frames[0..depth) (callee first) of the thread; returns the count, 0 on failure. */
 jint seam_call_trace(void *thread_handle, jint depth, JVMPI_CallFrame *frames);
 
-/* JVMPI_THREAD_* status as JVM TI sees it; suspended_by_jvmpi hides the
- * suspension the agent made itself (JVMPI: its status stays as it was). */
-jint seam_thread_status(void *thread_handle, bool suspended_by_jvmpi);
+/* JVMPI_THREAD_* status as JVM TI sees it, every suspension shown (the
+ * JVMPI side knows which ones the agent made); JVMPI_FAIL when the thread
+ * is not alive. */
+jint seam_thread_status(void *thread_handle);
 bool seam_thread_suspend(void *thread_handle);
 bool seam_thread_resume(void *thread_handle);
 /* CPU time of a thread in ns, -1 when unknown. */

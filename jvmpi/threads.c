@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uthash.h>
 
 #include "log.h"
@@ -18,6 +19,12 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static thread_entry *by_env;
 static thread_entry *by_id;
 static unsigned long next_seq;
+
+/* The JNIEnv * of the threads that ended last, the oldest overwritten
+ * first.  An agent sampling its own list of threads races their ends: a
+ * call naming one of these is that race, not a bad argument. */
+static JNIEnv *ended[THREADS_ENDED_KEPT];
+static unsigned ended_next;
 
 /* The calling thread's own record: valid from threads_add to threads_end, and
  * only the thread itself can end it, so no reference is needed to read it. */
@@ -108,6 +115,7 @@ void threads_end(JNIEnv *env)
             HASH_DELETE(hh_id, by_id, e);
             e->rec.ended = true;
             free_now = --e->rec.refs == 0;
+            ended[ended_next++ % THREADS_ENDED_KEPT] = env;
         }
         pthread_mutex_unlock(&table_lock);
     }
@@ -117,6 +125,21 @@ void threads_end(JNIEnv *env)
     if (free_now) {
         entry_free(e);
     }
+}
+
+bool threads_recently_ended(JNIEnv *env)
+{
+    bool found = false;
+    if (env == NULL) {
+        return false;
+    }
+    /* Only calls that name no live thread get here: a scan is cheap enough. */
+    pthread_mutex_lock(&table_lock);
+    for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
+        found = ended[i] == env;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
 }
 
 static thread_rec *acquire(thread_entry *e)
@@ -262,6 +285,32 @@ thread_rec *threads_stand_in(void)
     return r;
 }
 
+jint threads_status(const thread_rec *t, jint vm_status, jint raw_status)
+{
+    const jint bits = JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED;
+    jint flags = vm_status > 0 ? vm_status & bits : 0;
+    jint status;
+    if (raw_status != 0) {
+        /* In the agent's raw monitor the thread runs native code as far as
+         * the VM knows; JVMPI reported it as waiting. */
+        status = raw_status;
+    } else if (vm_status < 0) {
+        return vm_status;
+    } else {
+        status = vm_status & ~bits;
+    }
+    if (t->suspended) {
+        /* HotSpot 5.0: the state the thread was in when suspended, with the
+         * SUSPENDED bit added (the VM's own state moves on meanwhile: a
+         * thread suspended in native code keeps running until it returns). */
+        if (t->suspended_status > 0) {
+            status = t->suspended_status;
+        }
+        flags |= JVMPI_THREAD_SUSPENDED;
+    }
+    return status | flags;
+}
+
 static int by_seq(const void *a, const void *b)
 {
     const thread_entry *x = *(thread_entry *const *)a, *y = *(thread_entry *const *)b;
@@ -307,6 +356,8 @@ void threads_reset(void)
                 dead = e;
             }
         }
+        memset(ended, 0, sizeof ended);
+        ended_next = 0;
         pthread_mutex_unlock(&table_lock);
     }
     while (dead != NULL) {

@@ -22,6 +22,7 @@ struct thread_rec {
     void *_Atomic tls;       /* the agent's thread-local storage word */
     bool internal;           /* the layer's own thread: never reported */
     bool suspended;          /* suspended through JVMPI SuspendThread */
+    jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
     jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
     jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none */
     defs_once announced;     /* THREAD_START */
@@ -35,6 +36,14 @@ thread_rec *threads_add(seam_thread_info *info, bool internal);
 
 /* Marks the calling thread's record ended and drops it from the table. */
 void threads_end(JNIEnv *env);
+
+/* How many ended threads threads_recently_ended remembers. */
+#define THREADS_ENDED_KEPT 1024
+
+/* True when env was the JNIEnv * of a thread that has ended, one of the
+ * last THREADS_ENDED_KEPT to end.  Says nothing of a live thread that has
+ * env now (the VM reuses them): look that up first, the live thread wins. */
+bool threads_recently_ended(JNIEnv *env);
 
 thread_rec *threads_acquire_by_env(JNIEnv *env);
 thread_rec *threads_acquire_by_id(jobjectID id);
@@ -63,6 +72,13 @@ JNIEnv *threads_event_env(JNIEnv *env);
 /* The agent's thread-local storage word; false when env names no known thread. */
 bool threads_tls_get(JNIEnv *env, void **value);
 bool threads_tls_set(JNIEnv *env, void *value);
+
+/* What GetThreadStatus answers for t: vm_status is the VM's view of it
+ * (SUSPENDED and INTERRUPTED bits included, JVMPI_FAIL when it has none),
+ * raw_status the raw monitor state the layer knows (0: not blocked in one).
+ * While t is suspended through JVMPI, its status at the suspension, with
+ * the SUSPENDED bit. */
+jint threads_status(const thread_rec *t, jint vm_status, jint raw_status);
 
 /* Acquired records of every live, non-internal thread in start order;
  * *count set.  Release each, then free the array. */

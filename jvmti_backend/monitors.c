@@ -243,7 +243,7 @@ bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snaps
         if (t->id == NULL) {
             continue;
         }
-        t->status = seam_thread_status(threads[i], false);
+        t->status = seam_thread_status(threads[i]);
         t->frames = calloc((size_t)max_frames, sizeof *t->frames);
         if (t->frames != NULL) {
             t->num_frames = seam_call_trace(threads[i], max_frames, t->frames);

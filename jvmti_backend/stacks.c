@@ -99,7 +99,8 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
     if (buf == NULL) {
         return 0;
     }
-    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth, buf, &count))) {
+    /* TRY: the thread may have ended since the caller looked it up. */
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth, buf, &count))) {
         for (jint i = 0; i < count; i++) {
             frames[i].method_id = buf[i].method;
             frames[i].lineno = line_of(buf[i].method, buf[i].location);

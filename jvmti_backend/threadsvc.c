@@ -142,10 +142,14 @@ void seam_thread_handle_release(void *handle)
     /* From a thread outside the VM the reference stays: a leak, never a crash. */
 }
 
-jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
+/* The thread may have ended since the JVMPI side looked it up (an agent
+ * sampling under thread churn), or the VM be going down: a failure is the
+ * answer, not an error, so these calls are JVMTI_TRY. */
+jint seam_thread_status(void *handle)
 {
     jint state = 0;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadState, (jthread)handle, &state))) {
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetThreadState, (jthread)handle, &state)) ||
+        !(state & JVMTI_THREAD_STATE_ALIVE)) {
         return JVMPI_FAIL;
     }
     jint status;
@@ -156,7 +160,7 @@ jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
     } else {
         status = JVMPI_THREAD_RUNNABLE;
     }
-    if ((state & JVMTI_THREAD_STATE_SUSPENDED) && !suspended_by_jvmpi) {
+    if (state & JVMTI_THREAD_STATE_SUSPENDED) {
         status |= JVMPI_THREAD_SUSPENDED;
     }
     if (state & JVMTI_THREAD_STATE_INTERRUPTED) {
@@ -165,13 +169,13 @@ jint seam_thread_status(void *handle, bool suspended_by_jvmpi)
     return status;
 }
 
-bool seam_thread_suspend(void *handle) { return JVMTI_OK(JVMTI_CALL(bk.jvmti, SuspendThread, (jthread)handle)); }
-bool seam_thread_resume(void *handle) { return JVMTI_OK(JVMTI_CALL(bk.jvmti, ResumeThread, (jthread)handle)); }
+bool seam_thread_suspend(void *handle) { return JVMTI_OK(JVMTI_TRY(bk.jvmti, SuspendThread, (jthread)handle)); }
+bool seam_thread_resume(void *handle) { return JVMTI_OK(JVMTI_TRY(bk.jvmti, ResumeThread, (jthread)handle)); }
 
 jlong seam_thread_cpu_time(void *handle)
 {
     jlong ns = -1;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadCpuTime, (jthread)handle, &ns))) {
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetThreadCpuTime, (jthread)handle, &ns))) {
         return -1;
     }
     return ns;

@@ -11,6 +11,8 @@
  *   thread at `new Target()`, the current thread's trace is taken: main at
  *   that line on top; depth 0 gives no frames; an env_id that is no thread's
  *   gives no frames.
+ * - Thread "b-brief" has ended before the sampler starts: its trace has no
+ *   frames, and the layer prints no line for it (the script checks).
  * Options: OUTFILE,spin=N,l3=N,l2=N,l1=N,wait=N,w2=N,w1=N,newt=N with the
  * LINE_* constants of B_CallTrace.java.
  */
@@ -23,7 +25,8 @@
 static int line_spin, line_l3, line_l2, line_l1, line_wait, line_w2, line_w1, line_newt;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static JNIEnv *target_env, *waiter_env;
+static JNIEnv *target_env, *waiter_env, *brief_env;
+static int brief_env_reused;
 
 /* Methods of B_CallTrace, from its (live) CLASS_LOAD. */
 #define MAX_METHODS 64
@@ -201,6 +204,17 @@ static void sampler(void *arg)
         sample_target();
         sample_waiter();
     }
+    pthread_mutex_lock(&lock);
+    JNIEnv *brief = brief_env_reused ? NULL : brief_env;
+    pthread_mutex_unlock(&lock);
+    JVMPI_CallFrame bframes[DEPTH];
+    JVMPI_CallTrace tb = { brief, 99, bframes };
+    if (brief)
+        b_pi->GetCallTrace(&tb, DEPTH);
+    else
+        b_log("b-brief: %s", brief_env ? "its JNIEnv * went to a later thread, not asked" : "no THREAD_START");
+    b_check(!brief || tb.num_frames == 0, "GetCallTrace of b-brief, which has ended, gives num_frames 0 (%d)",
+            (int)tb.num_frames);
     /* This agent thread runs no Java code of its own. */
     JVMPI_CallFrame frames[DEPTH];
     JVMPI_CallTrace self = { b_self_env(), -1, frames };
@@ -292,6 +306,10 @@ static void notify_event(JVMPI_Event *ev)
             target_env = ev->u.thread_start.thread_env_id;
         if (n && strcmp(n, "b-waiter") == 0)
             waiter_env = ev->u.thread_start.thread_env_id;
+        if (brief_env && ev->u.thread_start.thread_env_id == brief_env)
+            brief_env_reused = 1;
+        if (n && strcmp(n, "b-brief") == 0)
+            brief_env = ev->u.thread_start.thread_env_id;
         pthread_mutex_unlock(&lock);
         break;
     }

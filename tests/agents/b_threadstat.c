@@ -10,10 +10,11 @@
  * Expectations, from the JVMPI specification:
  * - GetThreadStatus: sleeping and Object.wait are CONDVAR_WAIT, blocked on
  *   monitor entry is MONITOR_WAIT, a busy loop is RUNNABLE.  The SUSPENDED and
- *   INTERRUPTED bits are masked off for that comparison.  A suspension made
- *   through JVMPI does not change the status ("the status at the time of
- *   suspension is returned"), so the SUSPENDED bit must not show while the
- *   sampler itself holds the thread suspended.
+ *   INTERRUPTED bits are masked off for that comparison, and checked apart.
+ *   A suspension made through JVMPI keeps the status the thread had ("the
+ *   status at the time of suspension is returned") and, as HotSpot 5.0 did,
+ *   adds the SUSPENDED bit, which goes again at the resume.  INTERRUPTED
+ *   shows on "flagged" alone, whose interrupt flag is set.
  * - ThreadHasRun is asked while the thread is suspended, from the second
  *   suspension on (the first has nothing to compare with): the spinner ran
  *   in the 100 ms between, the sleeper did not.
@@ -27,11 +28,11 @@
 #define AGENT "b_threadstat"
 #define ROUNDS 5
 
-enum { SLEEPER, SPINNER, HOLDER, BLOCKED, WAITER, NTHREADS };
-static const char *const names[NTHREADS] = { "sleeper", "spinner", "holder", "blocked", "waiter" };
+enum { SLEEPER, SPINNER, HOLDER, BLOCKED, WAITER, FLAGGED, NTHREADS };
+static const char *const names[NTHREADS] = { "sleeper", "spinner", "holder", "blocked", "waiter", "flagged" };
 static const jint expected[NTHREADS] = {
     JVMPI_THREAD_CONDVAR_WAIT, JVMPI_THREAD_RUNNABLE, JVMPI_THREAD_CONDVAR_WAIT,
-    JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT,
+    JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT, JVMPI_THREAD_RUNNABLE,
 };
 static JNIEnv *envs[NTHREADS];
 static pthread_mutex_t envs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -54,10 +55,13 @@ static void check_status(int t, jint s, const char *when)
             (unsigned)s, status_name(s), status_name(expected[t]));
 }
 
-static void check_not_suspended_bit(int t, jint s, const char *when)
+/* SUSPENDED while the sampler holds the thread suspended, INTERRUPTED for
+ * the thread whose flag is set, nothing else. */
+static void check_bits(int t, jint s, int suspended, const char *when)
 {
-    b_check(!(s & JVMPI_THREAD_SUSPENDED), "%s %s: our own suspension does not show (status 0x%x)", names[t],
-            when, (unsigned)s);
+    jint want = (suspended ? JVMPI_THREAD_SUSPENDED : 0) | (t == FLAGGED ? JVMPI_THREAD_INTERRUPTED : 0);
+    b_check(s > 0 && (s & ~STATE_MASK) == want, "%s %s: SUSPENDED %s, INTERRUPTED %s (status 0x%x)", names[t], when,
+            suspended ? "set" : "clear", t == FLAGGED ? "set" : "clear", (unsigned)s);
 }
 
 static void sample_single(void)
@@ -88,7 +92,7 @@ static void sample_single(void)
     }
     for (int k = 0; k < 2; k++) {
         check_status(which[k], st[0][k], "while suspended by SuspendThread");
-        check_not_suspended_bit(which[k], st[0][k], "while suspended by SuspendThread");
+        check_bits(which[k], st[0][k], 1, "while suspended by SuspendThread");
         check_status(which[k], st[ROUNDS - 1][k], "while suspended, last round");
     }
     b_check(spinner_ran == ROUNDS - 1, "ThreadHasRun(spinner) is JNI_TRUE in each of %d later suspensions (%d)",
@@ -127,8 +131,8 @@ static void sample_list(void)
     b_check(bad_results == 0, "SuspendThreadList/ResumeThreadList report 0 for both threads in every round");
     check_status(SLEEPER, st[0][0], "while suspended by SuspendThreadList");
     check_status(SPINNER, st[0][1], "while suspended by SuspendThreadList");
-    check_not_suspended_bit(SLEEPER, st[0][0], "while suspended by SuspendThreadList");
-    check_not_suspended_bit(SPINNER, st[0][1], "while suspended by SuspendThreadList");
+    check_bits(SLEEPER, st[0][0], 1, "while suspended by SuspendThreadList");
+    check_bits(SPINNER, st[0][1], 1, "while suspended by SuspendThreadList");
     b_check(spinner_ran == ROUNDS - 1, "after SuspendThreadList: ThreadHasRun(spinner) JNI_TRUE %d of %d times",
             spinner_ran, ROUNDS - 1);
     b_check(sleeper_ran == 0, "after SuspendThreadList: ThreadHasRun(sleeper) JNI_FALSE every time (%d TRUE)",
@@ -155,30 +159,38 @@ static void sampler(void *arg)
 
     /* Not suspended: twice, 100 ms apart. */
     for (int i = 0; i < 2; i++) {
-        for (int t = 0; t < NTHREADS; t++)
-            check_status(t, b_pi->GetThreadStatus(envs[t]), i ? "running free (again)" : "running free");
+        for (int t = 0; t < NTHREADS; t++) {
+            jint s = b_pi->GetThreadStatus(envs[t]);
+            check_status(t, s, i ? "running free (again)" : "running free");
+            check_bits(t, s, 0, i ? "running free (again)" : "running free");
+        }
         b_sleep_ms(100);
     }
 
     sample_single();
 
-    /* The blocked and waiting threads, suspended one at a time. */
-    const int others[3] = { HOLDER, BLOCKED, WAITER };
-    for (int k = 0; k < 3; k++) {
+    /* The blocked, waiting and interrupted threads, suspended one at a time. */
+    const int others[4] = { HOLDER, BLOCKED, WAITER, FLAGGED };
+    for (int k = 0; k < 4; k++) {
         int t = others[k];
         b_pi->SuspendThread(envs[t]);
         jint s = b_pi->GetThreadStatus(envs[t]);
         b_pi->ResumeThread(envs[t]);
         check_status(t, s, "while suspended by SuspendThread");
-        check_not_suspended_bit(t, s, "while suspended by SuspendThread");
-        check_status(t, b_pi->GetThreadStatus(envs[t]), "after ResumeThread");
+        check_bits(t, s, 1, "while suspended by SuspendThread");
+        s = b_pi->GetThreadStatus(envs[t]);
+        check_status(t, s, "after ResumeThread");
+        check_bits(t, s, 0, "after ResumeThread");
     }
 
     sample_list();
 
     /* Resumed threads keep working: the states are what they were. */
-    for (int t = 0; t < NTHREADS; t++)
-        check_status(t, b_pi->GetThreadStatus(envs[t]), "after all resumes");
+    for (int t = 0; t < NTHREADS; t++) {
+        jint s = b_pi->GetThreadStatus(envs[t]);
+        check_status(t, s, "after all resumes");
+        check_bits(t, s, 0, "after all resumes");
+    }
 
     b_summary(AGENT);
     b_touch(".done");

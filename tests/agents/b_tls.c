@@ -8,6 +8,15 @@
  *   thread that ends; the handler then clears and frees it.
  * - JVM_SHUT_DOWN: the storage of the thread that delivers it is still set,
  *   and the counts are checked (the script passes workers=N).
+ * - Threads that have ended: a sampler made with CreateSystemThread at
+ *   JVM_INIT_DONE asks the status, trace, storage and ThreadHasRun of every
+ *   thread it was told of, every millisecond, while the workers start and
+ *   end, as legacy CPU samplers did.  At JVM_SHUT_DOWN each ended thread
+ *   whose JNIEnv * no later thread was given is asked everything that takes
+ *   a JNIEnv *: the answers JVMPI allows (JVMPI_FAIL, no frames, NULL, a
+ *   no-op).  The layer must print nothing for any of this (the script
+ *   checks); one call with a JNIEnv * that was never a thread's gets the
+ *   one error line the script expects.
  * - JVM_INIT_DONE: GetCurrentThreadCpuTime grows by about the CPU time a
  *   spin burns (measured with libc's thread clock alongside) and hardly at
  *   all across a sleep.
@@ -27,6 +36,18 @@ typedef struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int n_started, n_ended, n_ended_ok, n_workers_ok, n_fresh_not_null, n_readback_bad, n_end_env_mismatch;
 
+/* Every JNIEnv * THREAD_START gave, and those of the threads that ended,
+ * marked when a thread started later with the same one (the VM reuses them). */
+#define MAX_ENVS 256
+static JNIEnv *seen_envs[MAX_ENVS];
+static int n_seen;
+static JNIEnv *ended_envs[MAX_ENVS];
+static int ended_reused[MAX_ENVS];
+static int n_ended_envs;
+
+static int sampler_stop, sampler_done;
+static long sampler_rounds;
+
 static void thread_start(JVMPI_Event *ev)
 {
     JNIEnv *env = ev->u.thread_start.thread_env_id;
@@ -41,6 +62,10 @@ static void thread_start(JVMPI_Event *ev)
     pthread_mutex_lock(&lock);
     b_log("THREAD_START %s env %p%s", r->name, (void *)env, env == ev->env_id ? "" : " (delivered on another thread)");
     n_started++;
+    if (n_seen < MAX_ENVS)
+        seen_envs[n_seen++] = env;
+    for (int i = 0; i < n_ended_envs; i++)
+        ended_reused[i] |= ended_envs[i] == env;
     if (prev) {
         n_fresh_not_null++;
         b_fail("THREAD_START %s: storage of a new thread is %p, not NULL", r->name, prev);
@@ -61,6 +86,10 @@ static void thread_end(JVMPI_Event *ev)
     pthread_mutex_lock(&lock);
     b_log("THREAD_END %s env %p", name ? name : "(null)", (void *)env);
     n_ended++;
+    if (n_ended_envs < MAX_ENVS) {
+        ended_reused[n_ended_envs] = 0;
+        ended_envs[n_ended_envs++] = env;
+    }
     if (ok) {
         n_ended_ok++;
         if (strncmp(r->name, "b-w", 3) == 0)
@@ -105,8 +134,78 @@ static void cpu_time_checks(void)
             (long long)(c2 - c1));
 }
 
+static void sampler(void *arg)
+{
+    JNIEnv *envs[MAX_ENVS];
+    JVMPI_CallFrame frames[8];
+    while (!__atomic_load_n(&sampler_stop, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&lock);
+        int n = n_seen;
+        memcpy(envs, seen_envs, (size_t)n * sizeof *envs);
+        pthread_mutex_unlock(&lock);
+        for (int i = 0; i < n; i++) {
+            JVMPI_CallTrace t = { envs[i], 0, frames };
+            (void)b_pi->GetThreadStatus(envs[i]);
+            b_pi->GetCallTrace(&t, 8);
+            (void)b_pi->GetThreadLocalStorage(envs[i]);
+            (void)b_pi->ThreadHasRun(envs[i]);
+        }
+        sampler_rounds++;
+        b_sleep_ms(1);
+    }
+    __atomic_store_n(&sampler_done, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Everything that takes a JNIEnv *, on each thread that has ended. */
+static void ended_thread_checks(void)
+{
+    JVMPI_CallFrame frames[8];
+    int word, checked = 0, bad = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_ended_envs; i++) {
+        if (ended_reused[i])
+            continue;
+        JNIEnv *env = ended_envs[i];
+        jint status = b_pi->GetThreadStatus(env);
+        JVMPI_CallTrace t = { env, 99, frames };
+        b_pi->GetCallTrace(&t, 8);
+        b_pi->SetThreadLocalStorage(env, &word);
+        void *tls = b_pi->GetThreadLocalStorage(env);
+        jboolean ran = b_pi->ThreadHasRun(env);
+        b_pi->SuspendThread(env);
+        b_pi->ResumeThread(env);
+        jint sres = 99, rres = 99;
+        b_pi->SuspendThreadList(1, &env, &sres);
+        b_pi->ResumeThreadList(1, &env, &rres);
+        jobjectID obj = b_pi->GetThreadObject(env);
+        checked++;
+        if (status != JVMPI_FAIL || t.num_frames != 0 || tls != NULL || ran != JNI_FALSE || sres != JVMPI_FAIL ||
+            rres != JVMPI_FAIL || obj != NULL) {
+            bad++;
+            b_log("ended env %p: status %d, %d frames, storage %p, has run %d, list results %d/%d, object %p",
+                  (void *)env, (int)status, (int)t.num_frames, tls, (int)ran, (int)sres, (int)rres, (void *)obj);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    b_check(checked > 0 && bad == 0,
+            "%d threads that ended: GetThreadStatus and the list results JVMPI_FAIL, no frames, NULL storage, "
+            "ThreadHasRun JNI_FALSE, no thread object (%d answered otherwise)",
+            checked, bad);
+}
+
 static void shut_down(JVMPI_Event *ev)
 {
+    __atomic_store_n(&sampler_stop, 1, __ATOMIC_SEQ_CST);
+    long long until = b_now_ms() + 5000;
+    while (!__atomic_load_n(&sampler_done, __ATOMIC_SEQ_CST) && b_now_ms() < until)
+        b_sleep_ms(5);
+    b_check(__atomic_load_n(&sampler_done, __ATOMIC_SEQ_CST), "the sampler stopped after %ld rounds",
+            sampler_rounds);
+    ended_thread_checks();
+    static void *not_an_env[64];
+    b_check(b_pi->GetThreadStatus((JNIEnv *)not_an_env) == JVMPI_FAIL,
+            "GetThreadStatus of a JNIEnv * that was never a thread's is JVMPI_FAIL");
+
     const char *w = b_opt("workers");
     int workers = w ? atoi(w) : -1;
     rec_t *r = b_pi->GetThreadLocalStorage(ev->env_id);
@@ -137,9 +236,13 @@ static void notify_event(JVMPI_Event *ev)
     case JVMPI_EVENT_THREAD_END:
         thread_end(ev);
         break;
-    case JVMPI_EVENT_JVM_INIT_DONE:
+    case JVMPI_EVENT_JVM_INIT_DONE: {
+        jint rc = b_pi->CreateSystemThread("b-sampler", JVMPI_NORMAL_PRIORITY, sampler);
+        if (!b_check(rc == JNI_OK, "CreateSystemThread(b-sampler) returns JNI_OK (%d)", (int)rc))
+            sampler_done = 1;
         cpu_time_checks();
         break;
+    }
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         shut_down(ev);
         break;

@@ -1,9 +1,9 @@
 #!/bin/bash
 # GetCallTrace: methods and source line numbers of known frames, a native
-# frame (-3), depth limits, the current thread from an event handler, depth 0
-# and an unknown env_id (agent b_calltrace with B_CallTrace).  The expected
-# lines are B_CallTrace's LINE_* constants, which the program itself checks
-# against the JVM's own stack traces.
+# frame (-3), depth limits, the current thread from an event handler, depth 0,
+# an unknown env_id and a thread that has ended (agent b_calltrace with
+# B_CallTrace).  The expected lines are B_CallTrace's LINE_* constants, which
+# the program itself checks against the JVM's own stack traces.
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$AGENTS_DIR/libb_calltrace.so" ] || fail "libb_calltrace.so not built"
@@ -27,13 +27,20 @@ expect_no_crash
 expect_file_has "$WORK/ct.out" '^B_CallTrace: the JVM.s stacks agree with the LINE constants$'
 expect_file_has "$WORK/ct.out" '^B_CallTrace end$'
 expect_no_agent_failures "$out"
-# 30 checks on JDK 17; one more on JDKs where Object.wait has a Java
+# 31 checks on JDK 17; one more on JDKs where Object.wait has a Java
 # wrapper above the native frame.
-expect_summary "$out" b_calltrace 30
+expect_summary "$out" b_calltrace 31
 expect_file_has "$out" '^ok b-target: frame 0 is B_CallTrace.level3 line'
 expect_file_has "$out" '^ok b-waiter: the native frame 0 has line number -3'
 expect_file_has "$out" '^ok GetCallTrace of the current thread in a CLASS_LOAD handler'
 expect_file_has "$out" '^ok GetCallTrace with depth 0 gives num_frames 0'
 expect_file_has "$out" '^ok GetCallTrace with an unknown env_id gives num_frames 0'
+expect_file_has "$out" '^ok GetCallTrace of b-brief, which has ended, gives num_frames 0'
+# The layer's lines are for the two bad calls only (depth 0, the unknown
+# env_id), none for the thread that ended.
+loud=$(grep -c 'JVMPI layer: \(warning\|error\)' "$WORK/ct.err")
+[ "$loud" = 2 ] || { grep 'JVMPI layer:' "$WORK/ct.err"; fail "expected 2 lines from the layer, got $loud"; }
+expect_file_has "$WORK/ct.err" '^JVMPI layer: error: GetCallTrace: depth must be at least 1'
+expect_file_has "$WORK/ct.err" '^JVMPI layer: error: GetCallTrace: JNIEnv .* is not a live thread'
 note "b_calltrace: all checks passed"
 exit 0

@@ -12,13 +12,20 @@ run_java ts "$(agent_arg b_threadstat "$out")" -cp "$CLASSES" B_ThreadStates "$o
 expect_no_crash
 expect_file_has "$WORK/ts.out" '^B_ThreadStates end$'
 expect_no_agent_failures "$out"
-# 2 EnableEvent, CreateSystemThread, ready, envs; 10 free; 8 SuspendThread;
-# 9 for the other three; 7 for the lists; 5 after: 44 checks.
-expect_summary "$out" b_threadstat 44
+# 2 EnableEvent, CreateSystemThread, ready, envs; 24 free (status and bits
+# of 6 threads, twice); 8 SuspendThread; 16 for the other four; 7 for the
+# lists; 12 after: 72 checks.
+expect_summary "$out" b_threadstat 72
 expect_file_has "$out" '^ok ThreadHasRun(spinner) is JNI_TRUE'
 expect_file_has "$out" '^ok ThreadHasRun(sleeper) is JNI_FALSE'
 expect_file_has "$out" '^ok blocked while suspended by SuspendThread: GetThreadStatus .* (MONITOR_WAIT)'
 expect_file_has "$out" '^ok waiter while suspended by SuspendThread: GetThreadStatus .* (CONDVAR_WAIT)'
 expect_file_has "$out" '^ok SuspendThreadList/ResumeThreadList report 0'
+expect_file_has "$out" '^ok blocked while suspended by SuspendThread: SUSPENDED set, INTERRUPTED clear'
+expect_file_has "$out" '^ok flagged running free: SUSPENDED clear, INTERRUPTED set'
+expect_file_has "$out" '^ok flagged while suspended by SuspendThread: SUSPENDED set, INTERRUPTED set'
+expect_file_has "$out" '^ok spinner while suspended by SuspendThreadList: SUSPENDED set'
+# Nothing here is a mistake of the agent's: the layer says nothing.
+expect_file_lacks "$WORK/ts.err" 'JVMPI layer: \(warning\|error\)'
 note "b_threadstat: all checks passed"
 exit 0

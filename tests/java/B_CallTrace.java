@@ -89,6 +89,11 @@ public class B_CallTrace {
         Thread waiter = new Waiter();
         target.start();
         waiter.start();
+        // Ended before the agent samples; started after the others, so that
+        // none of them can be given its JNIEnv *.
+        Thread brief = new Thread(() -> { }, "b-brief");
+        brief.start();
+        brief.join();
         long end = System.currentTimeMillis() + 30_000;
         while (!inLevel3 || waiter.getState() != Thread.State.WAITING) {
             if (System.currentTimeMillis() > end) {

@@ -9,10 +9,13 @@ import java.util.concurrent.CountDownLatch;
 //   holder   Thread.sleep holding `lock`  JVMPI_THREAD_CONDVAR_WAIT
 //   blocked  entering `lock`              JVMPI_THREAD_MONITOR_WAIT
 //   waiter   Object.wait on `cond`        JVMPI_THREAD_CONDVAR_WAIT
+//   flagged  busy loop, interrupted       JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED
+//            (it never looks at the flag, so the flag stays set)
 // Arguments: READY_FILE DONE_FILE.  READY_FILE is created once every thread
 // is in its state; the program then waits (up to 60 s) for DONE_FILE.
 public class B_ThreadStates {
     static volatile boolean stop;
+    static volatile boolean flaggedRuns;   // getState() is RUNNABLE before a thread runs
     static volatile long spins;
     static final Object lock = new Object();
     static final Object cond = new Object();
@@ -64,17 +67,25 @@ public class B_ThreadStates {
                 }
             }
         }, "waiter");
-        Thread[] all = { holder, sleeper, spinner, blocked, waiter };
+        Thread flagged = new Thread(() -> {
+            flaggedRuns = true;
+            while (!stop) {
+                spins++;
+            }
+        }, "flagged");
+        Thread[] all = { holder, sleeper, spinner, blocked, waiter, flagged };
         for (int i = 1; i < all.length; i++) {
             all[i].start();
         }
+        flagged.interrupt();
 
         long end = System.currentTimeMillis() + 30_000;
         while (!(sleeper.getState() == Thread.State.TIMED_WAITING
                 && holder.getState() == Thread.State.TIMED_WAITING
                 && spinner.getState() == Thread.State.RUNNABLE
                 && blocked.getState() == Thread.State.BLOCKED
-                && waiter.getState() == Thread.State.WAITING)) {
+                && waiter.getState() == Thread.State.WAITING
+                && flaggedRuns && flagged.isInterrupted())) {
             if (System.currentTimeMillis() > end) {
                 for (Thread t : all) {
                     System.out.println("B_ThreadStates: " + t.getName() + " is " + t.getState());

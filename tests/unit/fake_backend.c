@@ -171,7 +171,7 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
     return n;
 }
 
-jint seam_thread_status(void *handle, bool suspended_by_jvmpi) { return fake.thread_status; }
+jint seam_thread_status(void *handle) { return fake.thread_status; }
 bool seam_thread_suspend(void *handle)
 {
     fake.suspend_calls++;

@@ -18,6 +18,8 @@
 #include "events.h"
 #include "fake_backend.h"
 #include "layer.h"
+#include "log.h"
+#include "stderr_capture.h"
 
 static void setup(void)
 {
@@ -189,6 +191,40 @@ START_TEST(test_enable_disable_every_number)
     /* the REQUESTED bit never makes a number valid */
     ck_assert_int_eq(events_enable(n | JVMPI_REQUESTED_EVENT), JVMPI_NOT_AVAILABLE);
     ck_assert(!events_enabled(n | JVMPI_REQUESTED_EVENT));
+}
+END_TEST
+
+/* What healthy agents do prints nothing at the default log level: HPROF
+ * disables every number from 1 to 61 at exit, agents probe numbers other
+ * VMs used, and disabling a dump or an event never enabled changes
+ * nothing.  The answers stay what they were. */
+START_TEST(test_quiet_enable_disable)
+{
+    log_set_level(LOG_LEVEL_WARN);
+    stderr_capture c;
+    int wrong = 0;
+    stderr_capture_begin(&c);
+    for (jint n = -1; n <= JVMPI_MAX_EVENT_TYPE_VAL + 2; n++) {
+        wrong += events_disable(n) != expected_rc(n);
+    }
+    wrong += events_enable(20) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(JVMPI_MAX_EVENT_TYPE_VAL + 1) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(JVMPI_EVENT_HEAP_DUMP) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
+    wrong += events_disable(JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
+    stderr_capture_end(&c);
+    ck_assert_int_eq(wrong, 0);
+    ck_assert_int_eq(stderr_capture_loud(&c), 0);
+
+    /* asked for: an enable that cannot be met says so, a disable still not */
+    log_set_level(LOG_LEVEL_INFO);
+    stderr_capture_begin(&c);
+    events_enable(20);
+    events_disable(20);
+    events_disable(JVMPI_EVENT_OBJECT_DUMP);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: info: EnableEvent: 20 is not a JVMPI event type"), 1);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 1);
 }
 END_TEST
 
@@ -586,6 +622,7 @@ static Suite *events_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_loop_test(tc, test_enable_disable_every_number, -5, 71);
     tcase_add_test(tc, test_kind_table);
+    tcase_add_test(tc, test_quiet_enable_disable);
     tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
 

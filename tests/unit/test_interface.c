@@ -31,6 +31,7 @@
 #include "fake_backend.h"
 #include "interface.h"
 #include "layer.h"
+#include "stderr_capture.h"
 #include "threads.h"
 
 static char env_tokens[32];
@@ -852,6 +853,118 @@ START_TEST(test_thread_status)
 }
 END_TEST
 
+/* HotSpot 5.0: a thread suspended through JVMPI keeps the status it had at
+ * the suspension, and the SUSPENDED bit is added; a set interrupt flag
+ * shows as INTERRUPTED. */
+START_TEST(test_thread_status_suspended)
+{
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "sampled");
+    start_thread(ENV(2), THREAD_ID(2), "other");
+    fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT);
+    pi->SuspendThread(ENV(1));
+    /* the VM's view moves on: a thread suspended in native code runs until it returns */
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
+    fake.thread_status = JVMPI_THREAD_MONITOR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)),
+                     JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
+    /* another thread is not suspended: the VM's view, bits as they are */
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED);
+    /* a suspended thread the VM no longer has */
+    fake.thread_status = JVMPI_FAIL;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_FAIL);
+    pi->ResumeThread(ENV(1));
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+
+    /* the list functions: each thread as it was at its suspension */
+    JNIEnv *list[2] = {ENV(1), ENV(2)};
+    jint results[2] = {77, 77};
+    fake.thread_status = JVMPI_THREAD_MONITOR_WAIT;
+    pi->SuspendThreadList(2, list, results);
+    ck_assert_int_eq(results[0], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], JVMPI_SUCCESS);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED);
+    pi->ResumeThreadList(2, list, results);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE);
+}
+END_TEST
+
+/* A thread that has just ended (an agent's sampler racing thread churn)
+ * gets the answers JVMPI allows and not one log line; a JNIEnv * that was
+ * never a thread still gets one error line per call. */
+START_TEST(test_ended_thread_quiet)
+{
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "brief");
+    end_thread(ENV(1), THREAD_ID(1));
+    fake.trace_frames = 3;
+    JVMPI_CallFrame frames[4];
+    JVMPI_CallTrace tr = {ENV(1), 42, frames};
+    JNIEnv *list[1] = {ENV(1)};
+    jint sres[1] = {77}, rres[1] = {77};
+    int word;
+
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    jint status = pi->GetThreadStatus(ENV(1));
+    pi->GetCallTrace(&tr, 4);
+    pi->SetThreadLocalStorage(ENV(1), &word);
+    void *tls = pi->GetThreadLocalStorage(ENV(1));
+    jboolean ran = pi->ThreadHasRun(ENV(1));
+    pi->SuspendThread(ENV(1));
+    pi->ResumeThread(ENV(1));
+    pi->SuspendThreadList(1, list, sres);
+    pi->ResumeThreadList(1, list, rres);
+    jobjectID obj = pi->GetThreadObject(ENV(1));
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
+    ck_assert_int_eq(status, JVMPI_FAIL);
+    ck_assert_int_eq(tr.num_frames, 0);
+    ck_assert_ptr_null(tls);
+    ck_assert_int_eq(ran, JNI_FALSE);
+    ck_assert_int_eq(sres[0], JVMPI_FAIL);
+    ck_assert_int_eq(rres[0], JVMPI_FAIL);
+    ck_assert_ptr_null(obj);
+    ck_assert_ptr_null(fake.trace_handle);
+    ck_assert_int_eq(fake.suspend_calls + fake.resume_calls, 0);
+
+    /* never a thread: each call says so */
+    tr = (JVMPI_CallTrace){ENV(9), 42, frames};
+    stderr_capture_begin(&c);
+    pi->GetThreadStatus(ENV(9));
+    pi->GetCallTrace(&tr, 4);
+    pi->SetThreadLocalStorage(ENV(9), &word);
+    pi->GetThreadLocalStorage(ENV(9));
+    pi->ThreadHasRun(ENV(9));
+    pi->SuspendThread(ENV(9));
+    pi->ResumeThread(ENV(9));
+    pi->GetThreadStatus(NULL);
+    pi->GetThreadLocalStorage(NULL);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: "), 9);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 9);
+
+    /* the VM gives the JNIEnv to a new thread: that one answers */
+    start_thread(ENV(1), THREAD_ID(3), "reuser");
+    fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT);
+    ck_assert_ptr_eq(pi->GetThreadObject(ENV(1)), THREAD_ID(3));
+    tr = (JVMPI_CallTrace){ENV(1), 42, frames};
+    pi->GetCallTrace(&tr, 4);
+    ck_assert_int_eq(tr.num_frames, 3);
+}
+END_TEST
+
 START_TEST(test_suspend_resume_bad)
 {
     go_live();
@@ -1260,6 +1373,8 @@ static Suite *interface_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_call_trace);
     tcase_add_test(tc, test_thread_status);
+    tcase_add_test(tc, test_thread_status_suspended);
+    tcase_add_test(tc, test_ended_thread_quiet);
     tcase_add_test(tc, test_suspend_resume_bad);
     tcase_add_test(tc, test_thread_has_run);
     tcase_add_test(tc, test_create_system_thread);

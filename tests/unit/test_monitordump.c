@@ -238,14 +238,17 @@ START_TEST(test_not_enableable)
 }
 END_TEST
 
-START_TEST(test_suspended_by_agent_is_hidden)
+/* As GetThreadStatus: the state at the agent's suspension, with the bit. */
+START_TEST(test_suspended_by_agent_shows)
 {
-    seam_monitor_thread ths[1] = {{THREAD_ID(1), JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED, 0, NULL}};
+    seam_monitor_thread ths[1] = {{THREAD_ID(1), JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_SUSPENDED, 0, NULL}};
     fake.monitor_snapshot = (seam_monitor_snapshot){0, NULL, 1, ths, NULL};
+    fake.thread_status = JVMPI_THREAD_MONITOR_WAIT;
     pi->SuspendThread(ENV(1));
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(n_traces, 1);
-    ck_assert_int_eq(statuses[0], JVMPI_THREAD_MONITOR_WAIT);
+    ck_assert_int_eq(statuses[0], JVMPI_THREAD_MONITOR_WAIT | JVMPI_THREAD_SUSPENDED);
+    ck_assert_int_eq(statuses[0], pi->GetThreadStatus(ENV(1)));
 }
 END_TEST
 
@@ -259,7 +262,7 @@ static Suite *monitordump_suite(void)
     tcase_add_test(tc, test_empty_dump);
     tcase_add_test(tc, test_snapshot_failure);
     tcase_add_test(tc, test_not_enableable);
-    tcase_add_test(tc, test_suspended_by_agent_is_hidden);
+    tcase_add_test(tc, test_suspended_by_agent_shows);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -301,6 +301,48 @@ START_TEST(test_thread_env_reused)
 }
 END_TEST
 
+/* A sampler's list of threads outlives their ends: the table remembers the
+ * JNIEnv * of the last THREADS_ENDED_KEPT threads to end, and a new thread
+ * given a reused one is live again. */
+START_TEST(test_thread_recently_ended)
+{
+    static char many[THREADS_ENDED_KEPT];
+#define MANY(i) ((JNIEnv *)(void *)&many[(i)])
+    ck_assert(!threads_recently_ended(NULL));
+    seam_thread_info i1 = make_info(ENV(1), ID(1), HANDLE(1), "brief");
+    threads_release(threads_add(&i1, false));
+    ck_assert(!threads_recently_ended(ENV(1)));
+    threads_end(ENV(1));
+    ck_assert(threads_recently_ended(ENV(1)));
+    ck_assert(!threads_recently_ended(ENV(2))); /* never a thread */
+
+    /* the VM gives the JNIEnv to a new thread: that one answers */
+    seam_thread_info i2 = make_info(ENV(1), ID(2), HANDLE(2), "reuser");
+    threads_release(threads_add(&i2, false));
+    thread_rec *t = threads_acquire_by_env(ENV(1));
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_eq(t->info.id, ID(2));
+    threads_release(t);
+    threads_end(ENV(1));
+    ck_assert(threads_recently_ended(ENV(1)));
+
+    /* bounded: as many later ends push both of its ends out */
+    for (int k = 0; k < THREADS_ENDED_KEPT; k++) {
+        seam_thread_info i = make_info(MANY(k), ID(100 + k), NULL, "churn");
+        threads_release(threads_add(&i, false));
+        threads_end(MANY(k));
+    }
+    ck_assert(!threads_recently_ended(ENV(1)));
+    ck_assert(threads_recently_ended(MANY(0)));
+    ck_assert(threads_recently_ended(MANY(THREADS_ENDED_KEPT - 1)));
+
+    /* VM death forgets them */
+    threads_reset();
+    ck_assert(!threads_recently_ended(MANY(0)));
+#undef MANY
+}
+END_TEST
+
 #define CLAIMERS 8
 
 static pthread_barrier_t claim_barrier;
@@ -757,6 +799,7 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, test_thread_add_acquire_end);
     tcase_add_test(tc, test_thread_same_twice);
     tcase_add_test(tc, test_thread_env_reused);
+    tcase_add_test(tc, test_thread_recently_ended);
     tcase_add_test(tc, test_thread_claim_once);
     tcase_add_test(tc, test_thread_tls);
     tcase_add_test(tc, test_thread_survives_end_until_released);
