@@ -73,9 +73,9 @@ void gc_object_freed(int64_t tag)
     }
     /* A class's own object is an object too (its CLASS_UNLOAD comes apart):
      * its OBJECT_FREE is due if the agent was told of it (defs_free_due). */
-    ids_forget(tag);
     atomic_fetch_add_explicit(&frees_seen, 1, memory_order_relaxed);
     if (!events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
+        ids_forget(tag);
         defs_free_due(tag); /* forgets what defs.c kept of it */
         return;
     }
@@ -87,6 +87,7 @@ void gc_object_freed(int64_t tag)
             int64_t *grown = realloc(queue, cap * sizeof *grown);
             if (grown == NULL) {
                 pthread_mutex_unlock(&lock);
+                ids_forget(tag);
                 LOG_ERROR("out of memory: an OBJECT_FREE is lost");
                 return;
             }
@@ -94,6 +95,9 @@ void gc_object_freed(int64_t tag)
             queue_cap = cap;
         }
         queue[queue_len++] = tag;
+        /* Uncounted together with queueing: a window's GC_FINISH counts
+         * exactly the objects whose frees it has not delivered. */
+        ids_forget(tag);
         if (queue_len == 1) {
             first = true;
             clock_gettime(CLOCK_MONOTONIC, &oldest_queued);
@@ -180,12 +184,19 @@ static void sleep_ms(long ms)
     nanosleep(&t, NULL);
 }
 
+static void (*settle_observer)(void);
+
+void gc_set_settle_observer(void (*observer)(void)) { settle_observer = observer; }
+
 static void wait_for_frees_to_settle(const settle_times *t)
 {
     struct timespec start, last_change, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     last_change = start;
     unsigned long seen = atomic_load(&frees_seen);
+    if (settle_observer != NULL) {
+        settle_observer();
+    }
     bool any = false;
     for (;;) {
         sleep_ms(1);
@@ -252,10 +263,12 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     }
     int64_t *frees;
     size_t n;
+    jlong live_objects, live_bytes;
     {
         pthread_mutex_lock(&lock);
         frees = queue;
         n = queue_len;
+        ids_live(&live_objects, &live_bytes);
         queue = NULL;
         queue_len = queue_cap = 0;
         if (target - collections_served > 0) {
@@ -281,9 +294,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
             }
         }
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
-            jlong objects, bytes;
-            ids_live(&objects, &bytes);
-            dispatch_gc_finish(env, objects, bytes, capacity);
+            dispatch_gc_finish(env, live_objects, live_bytes, capacity);
         }
         if (as_env != NULL) {
             events_as_end(&as);

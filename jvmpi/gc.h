@@ -18,6 +18,10 @@
 
 #include "seam.h"
 
+/* Tests: observer runs each time a window starts waiting for the frees of
+ * its collection, on the window's thread (NULL: none). */
+void gc_set_settle_observer(void (*observer)(void));
+
 /* From the backend's callbacks: memory and short locks only. */
 void gc_object_freed(int64_t tag);
 void gc_collection_finished(void);

@@ -154,6 +154,13 @@ bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
 
 int64_t ids_sequence(int64_t tag) { return (tag & SEQ_MASK) >> SEQ_SHIFT; }
 
+bool ids_was_issued(int64_t tag)
+{
+    int64_t seq = ids_sequence(tag);
+    return tag > 0 && (tag & ((1 << SEQ_SHIFT) - 1)) == 0 && seq > 0 &&
+           seq <= atomic_load_explicit(&seq_last, memory_order_relaxed);
+}
+
 jint ids_array_type(int64_t class_tag)
 {
     return ids_is_class(class_tag) && !ids_is_pending_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & 0xffff)

@@ -99,7 +99,12 @@ static jint request_thread_start(jobjectID id)
 {
     thread_rec *t = threads_acquire_by_id(id);
     if (t == NULL) {
-        BAD_CALL("RequestEvent(THREAD_START)", "%p is not the ID of a live thread", (void *)id);
+        if (ids_was_issued(seam_tag_from_id(id))) {
+            /* A thread that has just ended: its THREAD_END may not have reached the agent yet. */
+            LOG_DEBUG("RequestEvent(THREAD_START): %p is no live thread's ID (any longer)", (void *)id);
+        } else {
+            BAD_CALL("RequestEvent(THREAD_START)", "%p is not the ID of a live thread", (void *)id);
+        }
         return JVMPI_FAIL;
     }
     dispatch_thread(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
@@ -123,7 +128,13 @@ static jint request_object_alloc(jobjectID id)
     bool known = ids_is_class(seam_tag_from_id(id)) ? defs_class_object_info(id, &info)
                                                      : seam_object_info_of(env, id, &info);
     if (!known) {
-        BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is not the ID of a live object", (void *)id);
+        if (ids_was_issued(seam_tag_from_id(id))) {
+            /* Collected, its OBJECT_FREE still to come in the next GC window:
+             * an agent cannot avoid asking, so this is no error. */
+            LOG_DEBUG("RequestEvent(OBJECT_ALLOC): %p is no live object's ID (any longer)", (void *)id);
+        } else {
+            BAD_CALL("RequestEvent(OBJECT_ALLOC)", "%p is not the ID of a live object", (void *)id);
+        }
         return JVMPI_FAIL;
     }
     dispatch_object_alloc(env, &info, true);

@@ -10,6 +10,7 @@
 #include "defs.h"
 #include "dispatch.h"
 #include "events.h"
+#include "gate.h"
 #include "gc.h"
 #include "interface.h"
 #include "loader.h"
@@ -525,6 +526,8 @@ void layer_reset(void)
     interface_reset();
     monitors_reset();
     ids_reset();
+    defs_reset();
+    gate_reset();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = false;
     pthread_mutex_unlock(&freed_lock);

@@ -38,6 +38,10 @@ int64_t ids_next_unannounced_object(jlong size);
 int64_t ids_next_object_uncounted(jlong size);
 /* Whether an object tag was made by one of the two above. */
 bool ids_is_unannounced(int64_t tag);
+/* Whether tag has the form of a tag the layer made, and a sequence number
+ * handed out already: an ID of an object or class that may be gone, not a
+ * made-up value. */
+bool ids_was_issued(int64_t tag);
 void ids_count(int64_t tag);
 /* Tag for a new class; array_type is the JVMPI type of its elements for an
  * array class (JVMPI_CLASS for arrays of references), 0 otherwise. */

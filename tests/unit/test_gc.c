@@ -44,6 +44,44 @@ static atomic_int n_recs;
 /* what a handler does from inside an event */
 static bool run_gc_in_gc_start;
 
+/* A handler of this type (0: none) blocks until released, once. */
+static atomic_int block_type;
+static pthread_mutex_t block_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t block_cond = PTHREAD_COND_INITIALIZER;
+static bool blocked, released;
+
+static void block_here(jint type)
+{
+    int want = type;
+    if (!atomic_compare_exchange_strong(&block_type, &want, 0)) {
+        return;
+    }
+    pthread_mutex_lock(&block_lock);
+    blocked = true;
+    pthread_cond_broadcast(&block_cond);
+    while (!released) {
+        pthread_cond_wait(&block_cond, &block_lock);
+    }
+    pthread_mutex_unlock(&block_lock);
+}
+
+static void wait_until_blocked(void)
+{
+    pthread_mutex_lock(&block_lock);
+    while (!blocked) {
+        pthread_cond_wait(&block_cond, &block_lock);
+    }
+    pthread_mutex_unlock(&block_lock);
+}
+
+static void release_blocked(void)
+{
+    pthread_mutex_lock(&block_lock);
+    released = true;
+    pthread_cond_broadcast(&block_cond);
+    pthread_mutex_unlock(&block_lock);
+}
+
 static void record(JVMPI_Event *ev)
 {
     int i = atomic_fetch_add(&n_recs, 1);
@@ -93,6 +131,7 @@ static void record(JVMPI_Event *ev)
     default:
         break;
     }
+    block_here(ev->event_type);
 }
 
 static int nrec(void) { return atomic_load(&n_recs); }
@@ -108,12 +147,15 @@ static void setup(void)
     pi->NotifyEvent = record;
     atomic_store(&n_recs, 0);
     run_gc_in_gc_start = false;
+    atomic_store(&block_type, 0);
+    blocked = released = false;
     fake.heap_capacity = 64L << 20;
     fake_set_thread_env(ENV_MAIN);
 }
 
 static void teardown(void)
 {
+    gc_set_settle_observer(NULL);
     layer_reset();
     ids_reset();
 }
@@ -197,14 +239,21 @@ static int64_t late_tag;
 
 static void *free_late(void *arg)
 {
-    struct timespec t = {0, 3 * 1000000L};
-    nanosleep(&t, NULL);
     layer_object_freed(late_tag);
     return NULL;
 }
 
+/* The poster runs while the window waits for its collection's frees: how
+ * late it is scheduled on a loaded machine no longer decides the outcome. */
+static void post_while_settling(void)
+{
+    pthread_t poster;
+    ck_assert_int_eq(pthread_create(&poster, NULL, free_late, NULL), 0);
+    pthread_join(poster, NULL);
+}
+
 /* JVM TI posts a collection's frees after it, on another thread: those that
- * come within a few ms (a burst) join the window. */
+ * come while the window waits for them join it. */
 START_TEST(test_late_frees_join_the_window)
 {
     enable_gc_events();
@@ -212,11 +261,91 @@ START_TEST(test_late_frees_join_the_window)
     int64_t t[2] = {ids_next_object(16), ids_next_object(16)};
     late_tag = t[1];
     collection(t, 1);
-    pthread_t poster;
-    pthread_create(&poster, NULL, free_late, NULL);
+    gc_set_settle_observer(post_while_settling);
     gc_deliver_due(ENV_MAIN);
-    pthread_join(poster, NULL);
+    gc_set_settle_observer(NULL);
     assert_window(0, t, 2);
+}
+END_TEST
+
+/* ---- thread suspended mode: windows and other threads' handlers ---------- */
+
+static void *allocate_on_other_thread(void *arg)
+{
+    seam_object_info info = {seam_id_from_tag(ids_next_object(24)), NULL, JVMPI_INT, 24};
+    layer_object_alloc(ENV(1), &info);
+    return NULL;
+}
+
+static int64_t window_frees[2];
+
+static void *collect_and_deliver(void *arg)
+{
+    collection(window_frees, 2);
+    gc_deliver_due(ENV_MAIN);
+    return NULL;
+}
+
+static int index_of(jint type)
+{
+    for (int i = 0; i < nrec(); i++) {
+        if (recs[i].type == type) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* JVMPI sends OBJECT_ALLOC with GC disabled: a window waits until a handler
+ * running on another thread has returned. */
+START_TEST(test_window_waits_for_running_handlers)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable_gc_events();
+    go_live();
+    window_frees[0] = ids_next_object(16);
+    window_frees[1] = ids_next_object(16);
+    atomic_store(&block_type, JVMPI_EVENT_OBJECT_ALLOC);
+    pthread_t allocator, collector;
+    ck_assert_int_eq(pthread_create(&allocator, NULL, allocate_on_other_thread, NULL), 0);
+    wait_until_blocked();
+    ck_assert_int_eq(pthread_create(&collector, NULL, collect_and_deliver, NULL), 0);
+    pause_ms(100);
+    ck_assert_int_eq(index_of(JVMPI_EVENT_GC_START), -1);
+    release_blocked();
+    pthread_join(allocator, NULL);
+    pthread_join(collector, NULL);
+    ck_assert_int_eq(index_of(JVMPI_EVENT_OBJECT_ALLOC), 0);
+    assert_window_at(1, window_frees, 2);
+}
+END_TEST
+
+/* ... and from GC_START to GC_FINISH no handler starts on another thread. */
+START_TEST(test_deliveries_wait_for_the_window)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable_gc_events();
+    go_live();
+    window_frees[0] = ids_next_object(16);
+    window_frees[1] = ids_next_object(16);
+    atomic_store(&block_type, JVMPI_EVENT_GC_START);
+    pthread_t allocator, collector;
+    ck_assert_int_eq(pthread_create(&collector, NULL, collect_and_deliver, NULL), 0);
+    wait_until_blocked();
+    ck_assert_int_eq(pthread_create(&allocator, NULL, allocate_on_other_thread, NULL), 0);
+    pause_ms(100);
+    ck_assert_int_eq(nrec(), 1);
+    release_blocked();
+    pthread_join(collector, NULL);
+    pthread_join(allocator, NULL);
+    assert_window_at(0, window_frees, 2);
+    ck_assert_int_eq(index_of(JVMPI_EVENT_OBJECT_ALLOC), 4);
 }
 END_TEST
 
@@ -515,6 +644,8 @@ static Suite *gc_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_window_after_collection);
     tcase_add_test(tc, test_late_frees_join_the_window);
+    tcase_add_test(tc, test_window_waits_for_running_handlers);
+    tcase_add_test(tc, test_deliveries_wait_for_the_window);
     tcase_add_test(tc, test_class_tags_are_not_objects);
     tcase_add_test(tc, test_free_off_still_counts);
     tcase_add_test(tc, test_disabled_gc_holds_windows_back);
