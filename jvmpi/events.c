@@ -6,6 +6,7 @@
 #include "defs.h"
 #include "dispatch.h"
 #include "gate.h"
+#include "layer.h"
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
@@ -254,6 +255,11 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
     }
     if (as_set) {
         deliver(env, as_env, NULL, ev, notify);
+        return;
+    }
+    if (!layer_is_live()) {
+        /* CLASS_LOAD_HOOK before VM init: no thread is known yet, as on JDK 5.0. */
+        deliver(env, env, NULL, ev, notify);
         return;
     }
     thread_rec *me = threads_self(env);

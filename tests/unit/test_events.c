@@ -526,6 +526,7 @@ START_TEST(test_deliver_names_known_threads)
     events_set_interface(&iface);
     ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a");
+    layer_vm_init(ENV_A);
 
     /* a thread the VM hides (adopt answers false): A stands in */
     deliver_on_new_thread(ENV_B);

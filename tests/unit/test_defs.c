@@ -1,0 +1,275 @@
+/*
+ * test_defs.c - the JVMPI specification's defining events (jvmpi/defs.c):
+ * no event names a thread, class, method or object before the event that
+ * defines it, and a class ID is the ID of its java.lang.Class object.
+ *
+ * Every test records what the agent saw, in order, and checks that each
+ * event came after the definition of everything it names.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "fake_backend.h"
+#include "gc.h"
+#include "interface.h"
+#include "layer.h"
+
+static char env_tokens[4];
+#define ENV_MAIN ((JNIEnv *)(void *)&env_tokens[0])
+#define ENV_JIT ((JNIEnv *)(void *)&env_tokens[1])
+
+static JVMPI_Interface *pi;
+
+typedef struct {
+    jint type;
+    JNIEnv *env_id;
+    jobjectID id, class_id;
+    jint is_array, size;
+    jmethodID method;
+} rec;
+
+#define MAX_RECS 64
+static rec recs[MAX_RECS];
+static atomic_int n_recs;
+
+static void record(JVMPI_Event *ev)
+{
+    int i = atomic_fetch_add(&n_recs, 1);
+    ck_assert_int_lt(i, MAX_RECS);
+    rec *r = &recs[i];
+    memset(r, 0, sizeof *r);
+    r->type = ev->event_type;
+    r->env_id = ev->env_id;
+    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        r->id = ev->u.obj_alloc.obj_id;
+        r->class_id = ev->u.obj_alloc.class_id;
+        r->is_array = ev->u.obj_alloc.is_array;
+        r->size = ev->u.obj_alloc.size;
+        break;
+    case JVMPI_EVENT_OBJECT_FREE:
+        r->id = ev->u.obj_free.obj_id;
+        break;
+    case JVMPI_EVENT_CLASS_LOAD:
+        r->id = ev->u.class_load.class_id;
+        break;
+    case JVMPI_EVENT_THREAD_START:
+        r->id = ev->u.thread_start.thread_id;
+        break;
+    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
+        r->method = ev->u.compiled_method_load.method_id;
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY2:
+        r->method = ev->u.method_entry2.method_id;
+        r->id = ev->u.method_entry2.obj_id;
+        break;
+    default:
+        break;
+    }
+}
+
+static int nrec(void) { return atomic_load(&n_recs); }
+
+static jobjectID class_class, string_class;
+
+static void setup(void)
+{
+    unsetenv("JVMPI_LAYER_OPTIONS");
+    layer_reset();
+    fake_reset();
+    ids_reset();
+    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
+    pi = interface_table();
+    pi->NotifyEvent = record;
+    atomic_store(&n_recs, 0);
+    fake_set_thread_env(ENV_MAIN);
+    class_class = seam_id_from_tag(ids_next_class(0));
+    string_class = seam_id_from_tag(ids_next_class(0));
+    fake.class_class_id = class_class;
+}
+
+static void teardown(void) { layer_reset(); }
+
+static void enable(jint type) { ck_assert_int_eq(pi->EnableEvent(type, NULL), JVMPI_SUCCESS); }
+
+static void define(jobjectID id, const char *name, jlong object_size)
+{
+    seam_class_info *c = fake_class(id, name, 1, 0, 0);
+    c->object_size = object_size;
+    layer_class_defined(c);
+}
+
+/* The VM starts with java.lang.Class and java.lang.String loaded; keep:
+ * whether the start-up replay's events stay recorded. */
+static void go_live_keeping(bool keep)
+{
+    fake_thread(ENV_MAIN, seam_id_from_tag(ids_next_object(96)), "main");
+    define(class_class, "java.lang.Class", 160);
+    define(string_class, "java.lang.String", 520);
+    layer_vm_init(ENV_MAIN);
+    if (!keep) {
+        atomic_store(&n_recs, 0);
+    }
+}
+
+static void go_live(void) { go_live_keeping(false); }
+
+static int find(jint type, jobjectID id)
+{
+    for (int i = 0; i < nrec(); i++) {
+        if (recs[i].type == type && recs[i].id == id) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The JVMPI specification: a class is the object ID of its java.lang.Class
+ * object, and RequestEvent(OBJECT_ALLOC) answers for any object ID. */
+START_TEST(test_request_object_alloc_of_a_class)
+{
+    go_live();
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, string_class), JVMPI_SUCCESS);
+    ck_assert_int_eq(nrec(), 1);
+    ck_assert_int_eq(recs[0].type, JVMPI_EVENT_OBJECT_ALLOC | JVMPI_REQUESTED_EVENT);
+    ck_assert_ptr_eq(recs[0].id, string_class);
+    ck_assert_ptr_eq(recs[0].class_id, class_class);
+    ck_assert_int_eq(recs[0].is_array, JVMPI_NORMAL_OBJECT);
+    ck_assert_int_eq(recs[0].size, 520);
+    /* java.lang.Class's own object is an instance of itself */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, class_class), JVMPI_SUCCESS);
+    ck_assert_ptr_eq(recs[1].id, class_class);
+    ck_assert_ptr_eq(recs[1].class_id, class_class);
+}
+END_TEST
+
+/* With OBJECT_ALLOC and CLASS_LOAD on, a class's Class object is announced
+ * right before the class, after java.lang.Class's own CLASS_LOAD, which its
+ * OBJECT_ALLOC names. */
+START_TEST(test_class_object_before_its_class)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_CLASS_LOAD);
+    go_live_keeping(true);
+    ck_assert_int_gt(find(JVMPI_EVENT_CLASS_LOAD, string_class), find(JVMPI_EVENT_OBJECT_ALLOC, string_class));
+    jobjectID late_class = seam_id_from_tag(ids_next_class(0));
+    define(late_class, "Late", 200);
+    layer_class_announce(ENV_MAIN, late_class);
+    int class_class_load = find(JVMPI_EVENT_CLASS_LOAD, class_class);
+    int class_class_object = find(JVMPI_EVENT_OBJECT_ALLOC, class_class);
+    int late_object = find(JVMPI_EVENT_OBJECT_ALLOC, late_class);
+    int late_load = find(JVMPI_EVENT_CLASS_LOAD, late_class);
+    ck_assert_int_ge(class_class_load, 0);
+    ck_assert_int_gt(class_class_object, class_class_load);
+    ck_assert_int_gt(late_object, class_class_object);
+    ck_assert_int_gt(late_load, late_object);
+    ck_assert_ptr_eq(recs[late_object].class_id, class_class);
+    ck_assert_int_eq(recs[late_object].size, 200);
+    /* announced once: asking again sends nothing */
+    int n = nrec();
+    layer_class_announce(ENV_MAIN, late_class);
+    ck_assert_int_eq(nrec(), n);
+}
+END_TEST
+
+/* A method's class is defined before an event names the method, whatever
+ * thread sends it: here a thread the agent does not know (the VM's hidden
+ * compiler threads), whose event carries a known thread's env_id. */
+static void *compile_on_jit_thread(void *arg)
+{
+    fake_set_thread_env(ENV_JIT);
+    static const JVMPI_Lineno lines[1] = {{0, 7}};
+    layer_compiled_method_load(ENV_JIT, (jmethodID)arg, (void *)0x1000, 16, 1, lines);
+    return NULL;
+}
+
+START_TEST(test_method_class_defined_first)
+{
+    enable(JVMPI_EVENT_CLASS_LOAD);
+    enable(JVMPI_EVENT_THREAD_START);
+    enable(JVMPI_EVENT_COMPILED_METHOD_LOAD);
+    go_live();
+    jobjectID jit_class = seam_id_from_tag(ids_next_class(0));
+    define(jit_class, "Hot", 100);
+    fake.method_class = jit_class;
+    jmethodID m = (jmethodID)(uintptr_t)0x4242;
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, compile_on_jit_thread, m), 0);
+    pthread_join(th, NULL);
+    int load = find(JVMPI_EVENT_CLASS_LOAD, jit_class);
+    int compiled = -1;
+    for (int i = 0; i < nrec(); i++) {
+        if (recs[i].type == JVMPI_EVENT_COMPILED_METHOD_LOAD) {
+            compiled = i;
+        }
+    }
+    ck_assert_int_ge(load, 0);
+    ck_assert_int_gt(compiled, load);
+    ck_assert_ptr_eq(recs[compiled].method, m);
+    ck_assert_ptr_eq(recs[compiled].env_id, ENV_MAIN);
+    ck_assert_ptr_eq(recs[load].env_id, ENV_MAIN);
+}
+END_TEST
+
+/* An object whose ID was made without an OBJECT_ALLOC (a monitor's, a heap
+ * walk's) gets one before the first event that names it, once; its free is
+ * reported only if the agent was told of it. */
+START_TEST(test_late_object_announced_once)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_OBJECT_FREE);
+    enable(JVMPI_EVENT_METHOD_ENTRY2);
+    enable(JVMPI_EVENT_GC_START);
+    enable(JVMPI_EVENT_GC_FINISH);
+    go_live();
+    jobjectID late = seam_id_from_tag(ids_next_unannounced_object(40));
+    jobjectID never_named = seam_id_from_tag(ids_next_unannounced_object(40));
+    fake.objects[0] = (seam_object_info){late, string_class, JVMPI_NORMAL_OBJECT, 40};
+    fake.object_count = 1;
+    jmethodID m = (jmethodID)(uintptr_t)0x1000;
+    layer_method_entry(ENV_MAIN, m, late);
+    layer_method_entry(ENV_MAIN, m, late);
+    int alloc = find(JVMPI_EVENT_OBJECT_ALLOC, late);
+    int entry = find(JVMPI_EVENT_METHOD_ENTRY2, late);
+    ck_assert_int_ge(alloc, 0);
+    ck_assert_int_gt(entry, alloc);
+    int allocs = 0;
+    for (int i = 0; i < nrec(); i++) {
+        allocs += recs[i].type == JVMPI_EVENT_OBJECT_ALLOC && recs[i].id == late;
+    }
+    ck_assert_int_eq(allocs, 1);
+
+    layer_gc_finish();
+    layer_object_freed(seam_tag_from_id(late));
+    layer_object_freed(seam_tag_from_id(never_named));
+    gc_deliver_due(ENV_MAIN);
+    ck_assert_int_ge(find(JVMPI_EVENT_OBJECT_FREE, late), 0);
+    ck_assert_int_eq(find(JVMPI_EVENT_OBJECT_FREE, never_named), -1);
+}
+END_TEST
+
+static Suite *defs_suite(void)
+{
+    Suite *s = suite_create("defs");
+    TCase *tc = tcase_create("defs");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_request_object_alloc_of_a_class);
+    tcase_add_test(tc, test_class_object_before_its_class);
+    tcase_add_test(tc, test_method_class_defined_first);
+    tcase_add_test(tc, test_late_object_announced_once);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(defs_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
