@@ -345,7 +345,8 @@ static inline const char *e_event_name(jint type)
 /* ---- start-up, enabled events, requests --------------------------------------- */
 
 static int e_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
-static pthread_key_t e_req_key;
+static pthread_key_t e_req_key;  /* the RequestEvent in progress (e_req) */
+static pthread_key_t e_memo_key; /* see e_env_known */
 
 /* GetEnv, the out= file, keepgoing=. */
 static inline jint e_setup(JavaVM *vm, const char *options, const char *agent)
@@ -362,7 +363,7 @@ static inline jint e_setup(JavaVM *vm, const char *options, const char *agent)
     e_keepgoing = (int)e_opt_long(options, "keepgoing", 0);
     e_trace = (int)e_opt_long(options, "trace", 0);
     e_vm_thread = pthread_self();
-    if (pthread_key_create(&e_req_key, NULL) != 0)
+    if (pthread_key_create(&e_req_key, NULL) != 0 || pthread_key_create(&e_memo_key, free) != 0)
         return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&e_pi, JVMPI_VERSION_1_1) != JNI_OK || !e_pi) {
         fprintf(stderr, "FAIL %s: GetEnv(JVMPI_VERSION_1_1) failed\n", agent);
@@ -508,6 +509,7 @@ typedef struct {
 
 static pthread_mutex_t e_thr_lock = PTHREAD_MUTEX_INITIALIZER;
 static e_map e_threads;
+static unsigned long e_thr_gen; /* moves at every THREAD_START and THREAD_END */
 static JNIEnv *e_main_credit;
 static int e_init_done;
 
@@ -542,6 +544,7 @@ static inline int e_thread_start(const JVMPI_Event *ev)
     }
     if (env == e_main_credit)
         e_main_credit = NULL;
+    __atomic_add_fetch(&e_thr_gen, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&e_thr_lock);
     if (e_trace)
         e_say("trace: THREAD_START '%s' env %p thread_id %p, sent by env %p", t->name, (void *)env,
@@ -555,16 +558,37 @@ static inline int e_thread_start(const JVMPI_Event *ev)
     return 1;
 }
 
+/* The last env_id this OS thread found defined, and the thread table's
+ * generation then: method events come by the million, and most name the
+ * thread that sent the previous one. */
+typedef struct {
+    JNIEnv *env;
+    unsigned long gen;
+} e_env_memo;
+
 /* Is ENV a thread defined now?  EVENT names the event, for the message. */
 static inline int e_env_known(JNIEnv *env, const char *event)
 {
+    e_env_memo *memo = pthread_getspecific(e_memo_key);
+    if (env && memo && memo->env == env && memo->gen == __atomic_load_n(&e_thr_gen, __ATOMIC_ACQUIRE)) {
+        e_pass();
+        return 1;
+    }
     pthread_mutex_lock(&e_thr_lock);
     e_thread *t = env ? e_map_get(&e_threads, env) : NULL;
     int ok = t && t->alive, dead = t && !t->alive;
-    char name[64];
-    snprintf(name, sizeof name, "%s", t && t->name ? t->name : "?");
-    if (!ok && !t && env && !e_init_done && pthread_equal(pthread_self(), e_vm_thread) &&
-        (!e_main_credit || e_main_credit == env)) {
+    char name[64] = "";
+    if (dead)
+        snprintf(name, sizeof name, "%s", t->name ? t->name : "?");
+    if (ok) {
+        if (!memo && (memo = calloc(1, sizeof *memo)) != NULL)
+            pthread_setspecific(e_memo_key, memo);
+        if (memo) {
+            memo->env = env;
+            memo->gen = e_thr_gen;
+        }
+    } else if (!t && env && !e_init_done && pthread_equal(pthread_self(), e_vm_thread) &&
+               (!e_main_credit || e_main_credit == env)) {
         e_main_credit = env;
         ok = 1;
     }
@@ -573,12 +597,18 @@ static inline int e_env_known(JNIEnv *env, const char *event)
         e_pass();
         return 1;
     }
+    /* The OS thread's name (HotSpot names its threads, cut to 15
+     * characters) says which thread the layer forgot to announce. */
+    char os_name[32] = "?";
+    pthread_getname_np(pthread_self(), os_name, sizeof os_name);
     if (!env)
-        E_FAIL("%s with env_id NULL", event);
+        E_FAIL("%s with env_id NULL (delivered on OS thread '%s')", event, os_name);
     else if (dead)
-        E_FAIL("%s from thread env %p ('%s') after its THREAD_END", event, (void *)env, name);
+        E_FAIL("%s from thread env %p ('%s') after its THREAD_END (delivered on OS thread '%s')", event, (void *)env,
+               name, os_name);
     else
-        E_FAIL("%s from thread env %p, which no THREAD_START defined", event, (void *)env);
+        E_FAIL("%s from thread env %p, which no THREAD_START defined (delivered on OS thread '%s')", event,
+               (void *)env, os_name);
     return 0;
 }
 
@@ -594,6 +624,7 @@ static inline void e_thread_end(const JVMPI_Event *ev)
     e_thread *t = e_map_get(&e_threads, ev->env_id);
     if (t)
         t->alive = 0;
+    __atomic_add_fetch(&e_thr_gen, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&e_thr_lock);
 }
 

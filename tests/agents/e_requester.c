@@ -306,20 +306,26 @@ static int dump_id(void *ctx, int role, const void *idp, int kind, const void *c
         o = need_object(id, where);
         if (!o)
             return 0;
-        if (kind == JVMPI_GC_INSTANCE_DUMP && (o->is_array != JVMPI_NORMAL_OBJECT || o->cls != cls))
-            E_FAIL("%s: INSTANCE_DUMP of %p, class %s (%p); its OBJECT_ALLOC said is_array %d, class %s (%p)", where,
-                   (void *)id, class_name((jobjectID)cls), cls, (int)o->is_array, class_name(o->cls),
-                   (void *)o->cls);
-        else if (kind == JVMPI_GC_OBJ_ARRAY_DUMP &&
-                 (o->is_array != JVMPI_CLASS || (o->cls && cls && o->cls != cls)))
-            E_FAIL("%s: OBJ_ARRAY_DUMP of %p, elements of class %s (%p); its OBJECT_ALLOC said is_array %d, class "
-                   "%s (%p)", where, (void *)id, class_name((jobjectID)cls), cls, (int)o->is_array,
-                   class_name(o->cls), (void *)o->cls);
-        else if (kind == JVMPI_GC_PRIM_ARRAY_DUMP && o->is_array != ty)
-            E_FAIL("%s: PRIM_ARRAY_DUMP of %p with element type %d; its OBJECT_ALLOC said is_array %d", where,
-                   (void *)id, ty, (int)o->is_array);
-        else
+        if ((kind == JVMPI_GC_INSTANCE_DUMP && (o->is_array != JVMPI_NORMAL_OBJECT || o->cls != cls)) ||
+            (kind == JVMPI_GC_OBJ_ARRAY_DUMP && (o->is_array != JVMPI_CLASS || (o->cls && cls && o->cls != cls))) ||
+            (kind == JVMPI_GC_PRIM_ARRAY_DUMP && o->is_array != ty)) {
+            jint was_type = o->is_array, was_size = o->size;
+            jobjectID was_cls = o->cls;
+            /* Which of the two is wrong: what does the layer say now? */
+            char now[200] = "";
+            e_req r = {0};
+            if (e_request_raw(&r, JVMPI_EVENT_OBJECT_ALLOC, id) == JVMPI_SUCCESS && r.answers == 1)
+                snprintf(now, sizeof now, "; asked again now: is_array %d, class %s, size %d",
+                         (int)r.ev.u.obj_alloc.is_array, class_name(r.ev.u.obj_alloc.class_id),
+                         (int)r.ev.u.obj_alloc.size);
+            E_FAIL("%s: %s of %p (class or element class %s, element type %d) contradicts its OBJECT_ALLOC: "
+                   "is_array %d, class %s (%p), size %d%s",
+                   where, kind == JVMPI_GC_INSTANCE_DUMP ? "INSTANCE_DUMP" : kind == JVMPI_GC_OBJ_ARRAY_DUMP ?
+                   "OBJ_ARRAY_DUMP" : "PRIM_ARRAY_DUMP", (void *)id, class_name((jobjectID)cls), ty, (int)was_type,
+                   class_name(was_cls), (void *)was_cls, (int)was_size, now);
+        } else {
             e_pass();
+        }
         return 0;
     case E_ID_CLASSDUMP:
     case E_ID_CLASS:

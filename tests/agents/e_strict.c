@@ -17,7 +17,7 @@
  *    The start-up replay sends the heap's OBJECT_ALLOCs before the
  *    CLASS_LOADs, as JDK 1.2-5.0 did, so a class named there must have had
  *    its CLASS_LOAD by JVM_INIT_DONE;
- *  - method IDs (METHOD_ENTRY2, METHOD_EXIT, COMPILED_METHOD_LOAD/UNLOAD,
+ *  - method IDs (METHOD_ENTRY(2), METHOD_EXIT, COMPILED_METHOD_LOAD/UNLOAD,
  *    frames of dump traces): listed in the CLASS_LOAD of a class not
  *    unloaded;
  *  - object IDs (METHOD_ENTRY2's receiver, monitor objects,
@@ -31,8 +31,11 @@
  * rounds of a level 2 HEAP_DUMP and a MONITOR_DUMP, the first after
  * dump_ms=MS, then every dump_ms; every record of both is read.
  *
- * Options: out=FILE, methods=1 (also METHOD_ENTRY2 and METHOD_EXIT: slow),
- * dumps=N (default 2), dump_ms=MS (default 1000), keepgoing=1.
+ * Options: out=FILE; methods=entry2 (also METHOD_ENTRY2 and METHOD_EXIT:
+ * slow, every call of an instance method costs the layer a VM operation for
+ * its receiver) or methods=entry (METHOD_ENTRY and METHOD_EXIT: the method
+ * IDs only, at the interpreter's pace); dumps=N (default 2), dump_ms=MS
+ * (default 1000); keepgoing=1.
  */
 #include "e_common.h"
 
@@ -153,6 +156,49 @@ static int check_class(jobjectID id, const char *what)
     return 0;
 }
 
+/* Method IDs this OS thread found defined, valid while no class unloads:
+ * method events come by the hundred million, and the lock would be most of
+ * their cost. */
+enum { MEMO = 1024 };
+typedef struct {
+    unsigned long unloads;
+    jmethodID ids[MEMO];
+} method_memo;
+static pthread_key_t memo_key;
+static unsigned long n_unloads; /* CLASS_UNLOADs so far (atomic) */
+
+static method_memo *my_memo(void)
+{
+    method_memo *mm = pthread_getspecific(memo_key);
+    unsigned long u = __atomic_load_n(&n_unloads, __ATOMIC_ACQUIRE);
+    if (!mm && (mm = calloc(1, sizeof *mm)) != NULL)
+        pthread_setspecific(memo_key, mm);
+    if (mm && mm->unloads != u) {
+        memset(mm->ids, 0, sizeof mm->ids);
+        mm->unloads = u;
+    }
+    return mm;
+}
+
+static int check_method(jmethodID m, const char *what);
+
+/* check_method without the lock, for the method events. */
+static int check_method_fast(jmethodID m, const char *what)
+{
+    method_memo *mm = my_memo();
+    size_t i = e_hash(m) & (MEMO - 1);
+    if (mm && m && mm->ids[i] == m) {
+        e_pass();
+        return 1;
+    }
+    pthread_mutex_lock(&lk);
+    int ok = check_method(m, what);
+    pthread_mutex_unlock(&lk);
+    if (ok && mm)
+        mm->ids[i] = m;
+    return ok;
+}
+
 static int check_method(jmethodID m, const char *what)
 {
     e_class *c = m ? e_map_get(&methods, m) : NULL;
@@ -225,6 +271,7 @@ static void on_class_unload(const JVMPI_Event *ev)
     if (c) {
         c->unloaded = 1;
         e_map_del(&classes, id);
+        __atomic_add_fetch(&n_unloads, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&lk);
     if (!c)
@@ -285,17 +332,16 @@ static void on_thread_start(const JVMPI_Event *ev)
 
 static void on_method(const JVMPI_Event *ev, jint type)
 {
-    pthread_mutex_lock(&lk);
-    jmethodID m = type == JVMPI_EVENT_METHOD_ENTRY2       ? ev->u.method_entry2.method_id
-                  : type == JVMPI_EVENT_COMPILED_METHOD_LOAD ? ev->u.compiled_method_load.method_id
+    jmethodID m = type == JVMPI_EVENT_METHOD_ENTRY2         ? ev->u.method_entry2.method_id
+                  : type == JVMPI_EVENT_COMPILED_METHOD_LOAD   ? ev->u.compiled_method_load.method_id
                   : type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD ? ev->u.compiled_method_unload.method_id
-                                                              : ev->u.method.method_id;
-    if (check_method(m, e_event_name(type)) && type == JVMPI_EVENT_METHOD_ENTRY2 && ev->u.method_entry2.obj_id) {
-        char what[200];
-        snprintf(what, sizeof what, "METHOD_ENTRY2 of %s method %p (receiver)", cname(e_map_get(&methods, m)),
-                 (void *)m);
-        check_ref(ev->u.method_entry2.obj_id, what);
-    }
+                                                                : ev->u.method.method_id;
+    if (!check_method_fast(m, e_event_name(type)) || type != JVMPI_EVENT_METHOD_ENTRY2 || !ev->u.method_entry2.obj_id)
+        return;
+    char what[200];
+    pthread_mutex_lock(&lk);
+    snprintf(what, sizeof what, "METHOD_ENTRY2 of %s method %p (receiver)", cname(e_map_get(&methods, m)), (void *)m);
+    check_ref(ev->u.method_entry2.obj_id, what);
     pthread_mutex_unlock(&lk);
 }
 
@@ -510,6 +556,7 @@ static void JNICALL notify(JVMPI_Event *ev)
     case JVMPI_EVENT_OBJECT_FREE:
         on_obj_free(ev);
         break;
+    case JVMPI_EVENT_METHOD_ENTRY:
     case JVMPI_EVENT_METHOD_ENTRY2:
     case JVMPI_EVENT_METHOD_EXIT:
     case JVMPI_EVENT_COMPILED_METHOD_LOAD:
@@ -552,7 +599,7 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    if (e_setup(vm, options, "e_strict") != JNI_OK)
+    if (e_setup(vm, options, "e_strict") != JNI_OK || pthread_key_create(&memo_key, free) != 0)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 2);
     dump_ms = e_opt_long(options, "dump_ms", 1000);
@@ -574,9 +621,15 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     };
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
         e_enable(events[i]);
-    if (e_opt_long(options, "methods", 0)) {
+    char *m = e_opt(options, "methods");
+    if (m && strcmp(m, "entry2") == 0)
         e_enable(JVMPI_EVENT_METHOD_ENTRY2);
+    else if (m && strcmp(m, "entry") == 0)
+        e_enable(JVMPI_EVENT_METHOD_ENTRY);
+    else if (m)
+        E_FAIL("methods=%s: expected entry2 or entry", m);
+    if (m)
         e_enable(JVMPI_EVENT_METHOD_EXIT);
-    }
+    free(m);
     return JNI_OK;
 }

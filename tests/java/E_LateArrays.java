@@ -5,9 +5,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Workload of the e_* agents (tests/agents/e_*.c): what a program does after
@@ -48,7 +46,8 @@ public class E_LateArrays {
         Array.set(one, 1, r);
         Array.set(Array.get(two, 0), 1, r);
         sink = two;
-        sink = one.getClass().getName() + c.getName().hashCode() + c.hashCode() + r;
+        sink = new StringBuilder().append(one.getClass().getName()).append(c.getName().hashCode()).append(c.hashCode())
+                .append(r).toString();
         synchronized (c) {
             sink = c.getComponentType();
         }
@@ -74,27 +73,28 @@ public class E_LateArrays {
         Object r3 = Array.newInstance(long[].class, 4);
         Object r4 = Array.newInstance(r2.getClass(), 1);
         keepReflect = new Object[] {r1, r2, r3, r4};
-        sink = int.class.getName() + String.class.hashCode() + E_LaFoo[].class.getName() + f2.getClass().getComponentType()
-                + r4.getClass().getName() + long[][].class.getSimpleName() + void.class.isPrimitive();
+        sink = new StringBuilder().append(int.class.getName()).append(String.class.hashCode())
+                .append(E_LaFoo[].class.getName()).append(f2.getClass().getComponentType())
+                .append(r4.getClass().getName()).append(long[][].class.getSimpleName()).append(void.class.isPrimitive())
+                .toString();
         synchronized (E_LaFoo[].class) {
             sink = E_LaFoo[][].class.getComponentType().getComponentType();
         }
     }
 
+    // Few calls a round (method events cost per call), many objects.
     static void allocate(int id) {
         long end = System.nanoTime() + WORK_MS * 1_000_000L;
-        List<Object> keep = new ArrayList<>();
-        Map<Integer, String> map = new HashMap<>();
-        long i = 0;
-        while (System.nanoTime() < end || i < 2000) {
-            E_LaFoo[] row = new E_LaFoo[1 + (int) (i % 4)];
-            row[0] = new E_LaFoo((int) i);
-            keep.add(row);
-            map.put((int) (i % 512), "s" + i);
-            if (i % 8 == 0)
-                keep.add(new int[(int) (i % 32)][2]);
-            if (keep.size() > 2000)
-                keep = new ArrayList<>();
+        Object[] keep = new Object[1024];
+        int i = 0;
+        while (i < 200 || System.nanoTime() < end) {
+            E_LaFoo[] row = new E_LaFoo[1 + (i & 3)];
+            row[0] = new E_LaFoo(i);
+            keep[i & 1023] = row;
+            if ((i & 7) == 0)
+                keep[(i + 512) & 1023] = new int[i & 31][2];
+            if ((i & 15) == 0)
+                keep[(i + 256) & 1023] = new char[64];
             if (i % 200 == 0) {
                 synchronized (contended) {
                     shared += id;
@@ -121,6 +121,37 @@ public class E_LateArrays {
         }
     }
 
+    // No lambdas and no string concatenation in this program: both bootstrap
+    // through java.lang.invoke, thousands of calls that method events make
+    // slow.
+    static final class Worker implements Runnable {
+        final int id;
+
+        Worker(int id) {
+            this.id = id;
+        }
+
+        @Override
+        public void run() {
+            allocate(id);
+        }
+    }
+
+    static final class PingPong implements Runnable {
+        final Object box;
+        final boolean first;
+
+        PingPong(Object box, boolean first) {
+            this.box = box;
+            this.first = first;
+        }
+
+        @Override
+        public void run() {
+            pingPong(box, first, 20);
+        }
+    }
+
     static void sleepQuietly(long ms) {
         try {
             Thread.sleep(ms);
@@ -134,13 +165,11 @@ public class E_LateArrays {
         WeakReference<ClassLoader> loader = useThrowAwayLoader();
 
         List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < WORKERS; t++) {
-            final int id = t;
-            threads.add(new Thread(() -> allocate(id), "e-alloc-" + t));
-        }
+        for (int t = 0; t < WORKERS; t++)
+            threads.add(new Thread(new Worker(t), "e-alloc-".concat(Integer.toString(t))));
         Object box = new Object();
-        threads.add(new Thread(() -> pingPong(box, true, 20), "e-ping"));
-        threads.add(new Thread(() -> pingPong(box, false, 20), "e-pong"));
+        threads.add(new Thread(new PingPong(box, true), "e-ping"));
+        threads.add(new Thread(new PingPong(box, false), "e-pong"));
         for (Thread t : threads)
             t.start();
         for (int g = 0; g < 3; g++) {
@@ -159,8 +188,8 @@ public class E_LateArrays {
         // Unloads are reported after the collection: give them time to come.
         sleepQuietly(300);
         System.gc();
-        System.out.println("E_LateArrays unloaded=" + (loader.get() == null) + " after " + gcs + " GCs, shared="
-                + shared);
+        System.out.println(new StringBuilder("E_LateArrays unloaded=").append(loader.get() == null).append(" after ")
+                .append(gcs).append(" GCs, shared=").append(shared));
 
         if (args.length > 0) {
             Path go = Path.of(args[0]);
@@ -170,8 +199,8 @@ public class E_LateArrays {
             while (!Files.exists(go) && System.nanoTime() < deadline)
                 sleepQuietly(50);
         }
-        System.out.println("E_LateArrays done " + (keepFoo2 != null) + (keepBar3 != null) + (keepReflect != null)
-                + (keepInts != null));
+        System.out.println(new StringBuilder("E_LateArrays done ").append(keepFoo2 != null).append(keepBar3 != null)
+                .append(keepReflect != null).append(keepInts != null));
     }
 }
 

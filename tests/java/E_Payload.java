@@ -25,6 +25,6 @@ public class E_Payload implements Runnable {
 
     @Override
     public String toString() {
-        return "E_Payload " + value;
+        return "E_Payload ".concat(Integer.toString(value));
     }
 }
