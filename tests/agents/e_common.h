@@ -505,6 +505,7 @@ typedef struct {
     jobjectID tid;
     char *name;
     int alive;
+    unsigned long ended_gen; /* e_thr_gen after its THREAD_END */
 } e_thread;
 
 static pthread_mutex_t e_thr_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -622,10 +623,36 @@ static inline void e_thread_end(const JVMPI_Event *ev)
         return;
     pthread_mutex_lock(&e_thr_lock);
     e_thread *t = e_map_get(&e_threads, ev->env_id);
-    if (t)
+    unsigned long gen = __atomic_add_fetch(&e_thr_gen, 1, __ATOMIC_RELEASE);
+    if (t) {
         t->alive = 0;
-    __atomic_add_fetch(&e_thr_gen, 1, __ATOMIC_RELEASE);
+        t->ended_gen = gen;
+    }
     pthread_mutex_unlock(&e_thr_lock);
+}
+
+/* Where the thread table stands now, for e_env_known_since. */
+static inline unsigned long e_threads_now(void)
+{
+    return __atomic_load_n(&e_thr_gen, __ATOMIC_ACQUIRE);
+}
+
+/* For the threads a dump names: a dump is a snapshot taken at some moment
+ * while RequestEvent runs, and a thread may end meanwhile and deliver its
+ * THREAD_END (on its own thread) before the dump is delivered.  So ENV must
+ * be alive, or have been alive when the request began (GEN, from
+ * e_threads_now then). */
+static inline int e_env_known_since(JNIEnv *env, unsigned long gen, const char *what)
+{
+    pthread_mutex_lock(&e_thr_lock);
+    e_thread *t = env ? e_map_get(&e_threads, env) : NULL;
+    int ended_since = t && !t->alive && t->ended_gen > gen;
+    pthread_mutex_unlock(&e_thr_lock);
+    if (ended_since) {
+        e_pass();
+        return 1;
+    }
+    return e_env_known(env, what);
 }
 
 /* JVM_INIT_DONE: the start-up credit given to main must be settled. */

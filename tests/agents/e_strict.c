@@ -39,8 +39,11 @@
  */
 #include "e_common.h"
 
-/* Taken before e_common.h's thread lock, never after it. */
-static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+/* Taken before e_common.h's thread lock, never after it.  Recursive: a
+ * failure is named by asking the layer (RequestEvent, GetMethodClass) with
+ * the lock held, and the layer may deliver other events on this thread
+ * meanwhile (a CLASS_LOAD it owes before an answer). */
+static pthread_mutex_t lk;
 static e_map objs;     /* live object IDs */
 static e_map classes;  /* live class ID -> e_class */
 static e_map methods;  /* method ID -> e_class (unloaded ones stay, flagged) */
@@ -49,6 +52,7 @@ static e_map grefs;    /* live JNI global references */
 static int init_done;
 static JVMPI_RawMonitor dump_lock;
 static int dumps_wanted;
+static unsigned long dump_gen; /* e_threads_now() when the dump was asked for */
 static long dump_ms;
 static long n_events, n_heap_dumps, n_monitor_dumps;
 
@@ -62,6 +66,8 @@ typedef struct {
     jmethodID want;
     char name[160];
     char method[160];
+    int want_class; /* keep the class of a requested CLASS_LOAD in cls */
+    e_class *cls;
 } diag_answer;
 
 static int diag_request(jint type, void *arg, diag_answer *a)
@@ -81,12 +87,14 @@ static int diag_answered(const JVMPI_Event *ev)
     jint type = ev->event_type & ~JVMPI_REQUESTED_EVENT;
     if (type == JVMPI_EVENT_CLASS_LOAD) {
         snprintf(a->name, sizeof a->name, "%s", ev->u.class_load.class_name ? ev->u.class_load.class_name : "?");
+        if (a->want_class)
+            a->cls = e_class_new(ev);
         for (int i = 0; i < ev->u.class_load.num_methods; i++)
             if (ev->u.class_load.methods[i].method_id == a->want)
                 snprintf(a->method, sizeof a->method, "%s%s", ev->u.class_load.methods[i].method_name,
                          ev->u.class_load.methods[i].method_signature);
     } else if (type == JVMPI_EVENT_OBJECT_ALLOC) {
-        diag_answer k = {NULL, "", ""};
+        diag_answer k = {.want = NULL};
         if (ev->u.obj_alloc.class_id)
             diag_request(JVMPI_EVENT_CLASS_LOAD, ev->u.obj_alloc.class_id, &k);
         snprintf(a->name, sizeof a->name, "an object, is_array %d, class %p %s", (int)ev->u.obj_alloc.is_array,
@@ -104,7 +112,7 @@ static int diag_spend(int *budget)
 /* "class NAME" or "an object ..." or "unknown to RequestEvent too". */
 static void diag_id(jobjectID id, int *budget, char *buf, size_t n)
 {
-    diag_answer a = {NULL, "", ""};
+    diag_answer a = {.want = NULL};
     if (!diag_spend(budget))
         snprintf(buf, n, "not looked up: enough failures were named");
     else if (diag_request(JVMPI_EVENT_CLASS_LOAD, id, &a))
@@ -128,29 +136,28 @@ static int known_ref(jobjectID id)
     return e_map_get(&objs, id) || e_map_get(&classes, id);
 }
 
-static int check_ref(jobjectID id, const char *what)
+/* BUDGET: how many more failures of the caller's kind are looked up. */
+static int check_ref_at(jobjectID id, const char *what, int *budget)
 {
     if (known_ref(id)) {
         e_pass();
         return 1;
     }
-    static int budget = 10;
     char d[300];
-    diag_id(id, &budget, d, sizeof d);
+    diag_id(id, budget, d, sizeof d);
     E_FAIL("%s: object %p, which no OBJECT_ALLOC (nor CLASS_LOAD) defined, or which was freed (%s)", what,
            (void *)id, d);
     return 0;
 }
 
-static int check_class(jobjectID id, const char *what)
+static int check_class_at(jobjectID id, const char *what, int *budget)
 {
     if (e_map_get(&classes, id)) {
         e_pass();
         return 1;
     }
-    static int budget = 10;
     char d[300];
-    diag_id(id, &budget, d, sizeof d);
+    diag_id(id, budget, d, sizeof d);
     E_FAIL("%s: class %p, which no CLASS_LOAD defined%s (%s)", what, (void *)id,
            e_map_get(&objs, id) ? " (an OBJECT_ALLOC did, as a plain object)" : ", or which was unloaded", d);
     return 0;
@@ -220,7 +227,7 @@ static int check_method(jmethodID m, const char *what)
     e_pi->DisableGC();
     jobjectID k = m ? e_pi->GetMethodClass(m) : NULL;
     e_pi->EnableGC();
-    diag_answer a = {m, "", ""};
+    diag_answer a = {.want = m};
     int named = k && diag_request(JVMPI_EVENT_CLASS_LOAD, k, &a);
     const e_class *kc = k ? e_map_get(&classes, k) : NULL;
     E_FAIL("%s: method %p, which no CLASS_LOAD listed (GetMethodClass: %p, %s; %s%s%s)", what, (void *)m, (void *)k,
@@ -229,6 +236,9 @@ static int check_method(jmethodID m, const char *what)
            a.method[0] ? a.method : "");
     return 0;
 }
+
+/* The lookup budgets of the places that check (see diag_id). */
+static int b_receiver = 5, b_monitor = 5, b_gref = 5, b_dump_obj = 5, b_dump_ref = 5, b_dump_class = 5;
 
 /* ---- the defining and undefining events ---- */
 
@@ -341,7 +351,7 @@ static void on_method(const JVMPI_Event *ev, jint type)
     char what[200];
     pthread_mutex_lock(&lk);
     snprintf(what, sizeof what, "METHOD_ENTRY2 of %s method %p (receiver)", cname(e_map_get(&methods, m)), (void *)m);
-    check_ref(ev->u.method_entry2.obj_id, what);
+    check_ref_at(ev->u.method_entry2.obj_id, what, &b_receiver);
     pthread_mutex_unlock(&lk);
 }
 
@@ -358,7 +368,7 @@ static void on_monitor(const JVMPI_Event *ev, jint type)
         return;
     }
     pthread_mutex_lock(&lk);
-    check_ref(o, e_event_name(type));
+    check_ref_at(o, e_event_name(type), &b_monitor);
     pthread_mutex_unlock(&lk);
 }
 
@@ -368,7 +378,7 @@ static void on_globalref(const JVMPI_Event *ev, jint type)
     if (type == JVMPI_EVENT_JNI_GLOBALREF_ALLOC) {
         if (!ev->u.jni_globalref_alloc.ref_id)
             E_FAIL("JNI_GLOBALREF_ALLOC with ref_id NULL");
-        else if (check_ref(ev->u.jni_globalref_alloc.obj_id, "JNI_GLOBALREF_ALLOC"))
+        else if (check_ref_at(ev->u.jni_globalref_alloc.obj_id, "JNI_GLOBALREF_ALLOC", &b_gref))
             e_map_put(&grefs, ev->u.jni_globalref_alloc.ref_id, LIVE);
     } else if (!e_map_del(&grefs, ev->u.jni_globalref_free.ref_id)) {
         E_FAIL("JNI_GLOBALREF_FREE of %p, a reference no JNI_GLOBALREF_ALLOC defined",
@@ -382,13 +392,32 @@ static void on_globalref(const JVMPI_Event *ev, jint type)
 /* ---- dumps ---- */
 
 static jobjectID unknown_dumped_class; /* the walk stopped at it */
+static e_map stand_ins;               /* keepgoing: classes asked for to read on */
 
+/* A class dump's length depends on its class's CLASS_LOAD.  For a class the
+ * agent was never told about the walk must stop (the failure is named after
+ * it), except with keepgoing=1: then the class is asked for, only to frame
+ * its records, so that the rest of the dump is checked too (the records that
+ * name the class still fail). */
 static const e_class *dump_class_of(void *ctx, jobjectID id)
 {
     const e_class *c = e_map_get(&classes, id);
-    if (!c)
+    if (c || !e_keepgoing) {
+        if (!c)
+            unknown_dumped_class = id;
+        return c;
+    }
+    if ((c = e_map_get(&stand_ins, id)) != NULL)
+        return c;
+    diag_answer a = {.want_class = 1};
+    e_req r = {0};
+    r.user = &a;
+    if (e_request_raw(&r, JVMPI_EVENT_CLASS_LOAD, id) != JVMPI_SUCCESS || !a.cls) {
         unknown_dumped_class = id;
-    return c;
+        return NULL;
+    }
+    e_map_put(&stand_ins, id, a.cls);
+    return a.cls;
 }
 
 static int dump_id(void *ctx, int role, const void *id, int kind, const void *cls, int ty)
@@ -403,24 +432,24 @@ static int dump_id(void *ctx, int role, const void *id, int kind, const void *cl
             snprintf(what, sizeof what, "%s, the object of a %s record", where,
                      kind == JVMPI_GC_INSTANCE_DUMP ? "INSTANCE_DUMP"
                      : kind == JVMPI_GC_OBJ_ARRAY_DUMP ? "OBJ_ARRAY_DUMP" : "PRIM_ARRAY_DUMP");
-            check_ref((jobjectID)id, what);
+            check_ref_at((jobjectID)id, what, &b_dump_obj);
         }
         break;
     case E_ID_CLASSDUMP:
         snprintf(what, sizeof what, "%s, a CLASS_DUMP record", where);
-        check_class((jobjectID)id, what);
+        check_class_at((jobjectID)id, what, &b_dump_class);
         break;
     case E_ID_CLASS:
         snprintf(what, sizeof what, "%s, a class named by a record", where);
-        check_class((jobjectID)id, what);
+        check_class_at((jobjectID)id, what, &b_dump_class);
         break;
     case E_ID_REF:
         snprintf(what, sizeof what, "%s, a reference", where);
-        check_ref((jobjectID)id, what);
+        check_ref_at((jobjectID)id, what, &b_dump_ref);
         break;
     case E_ID_ENV:
         snprintf(what, sizeof what, "a thread named in %s", where);
-        e_env_known((JNIEnv *)id, what);
+        e_env_known_since((JNIEnv *)id, dump_gen, what);
         break;
     case E_ID_RAWMON:
         if (id == (const void *)dump_lock)
@@ -444,7 +473,7 @@ static void check_traces(jint n, const JVMPI_CallTrace *t, const char *where)
     }
     for (jint i = 0; i < n; i++) {
         snprintf(what, sizeof what, "the thread of trace %d of %s", (int)i, where);
-        e_env_known(t[i].env_id, what);
+        e_env_known_since(t[i].env_id, dump_gen, what);
         snprintf(what, sizeof what, "a frame of trace %d of %s", (int)i, where);
         for (jint f = 0; f < t[i].num_frames; f++)
             check_method(t[i].frames[f].method_id, what);
@@ -500,7 +529,9 @@ static void dumper(void *unused)
         e_req r = {0};
         /* Held across both, so the monitor dump has an owned raw monitor. */
         e_pi->RawMonitorEnter(dump_lock);
+        dump_gen = e_threads_now();
         e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, "the dumper thread");
+        dump_gen = e_threads_now();
         e_request(&r, JVMPI_EVENT_MONITOR_DUMP, NULL, "the dumper thread");
         e_pi->RawMonitorExit(dump_lock);
         e_say("dump round %d done", i + 1);
@@ -599,6 +630,10 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&lk, &a);
     if (e_setup(vm, options, "e_strict") != JNI_OK || pthread_key_create(&memo_key, free) != 0)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 2);
