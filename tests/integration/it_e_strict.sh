@@ -1,0 +1,26 @@
+#!/bin/bash
+# e_strict (tests/agents/e_strict.c): an agent in the manner of OProfile's,
+# which aborts when an event names a thread, class, method, object or JNI
+# global reference whose defining event it never had (the JVMPI spec: the
+# agent "is guaranteed to be notified of an entity's creation through a
+# defining event, before the entity appears in other JVMPI events"), the
+# start-up replay and heap and monitor dumps included.
+# Runs: javac on 30 java.util files (heap, class, thread, JIT, monitor and
+# JNI reference events, two rounds of HEAP_DUMP + MONITOR_DUMP); javac on 2
+# files with METHOD_ENTRY/METHOD_EXIT on too (every call of javac's start-up
+# and work, tens of millions, in the interpreter: hence so few files);
+# E_LateArrays with METHOD_ENTRY2/METHOD_EXIT (every receiver: the layer
+# pays a VM operation per call, so only this small program).
+. "$(dirname "$0")/lib.sh"
+. "$SOURCE_DIR/tests/agents/e_run.sh"
+
+e_javac strict-javac e_strict "dumps=2,dump_ms=2500" 30
+e_verdict strict-javac e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
+
+e_javac strict-javac-methods e_strict "methods=entry,dumps=1,dump_ms=2500" 2
+e_verdict strict-javac-methods e_strict 10000 '^heap dump 1: ' '^monitor dump 1: '
+
+e_late strict-late e_strict "methods=entry2,dumps=2,dump_ms=600"
+e_verdict strict-late e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
+
+e_finish
