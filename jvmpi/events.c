@@ -196,6 +196,13 @@ static TLS_FAST int quiet;
 /* A Java thread the layer could not learn about (the VM's hidden threads). */
 static TLS_FAST bool not_adoptable;
 
+/* The calling thread is in the middle of sending its own THREAD_START. */
+static bool announcing_itself(const thread_rec *me)
+{
+    return atomic_load_explicit(&me->announced.state, memory_order_acquire) == DEFS_SENDING &&
+           pthread_equal(me->announced.sender, pthread_self());
+}
+
 /* The one path to the agent: thread suspended mode kept (gate.c), what the
  * event names defined first (defs.c), then the handler. */
 static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
@@ -205,13 +212,28 @@ static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev
         env = seam_current_env();
     }
     gate_enter();
+    events_as as;
+    bool as_other = false;
     if (me != NULL && events_enabled(JVMPI_EVENT_THREAD_START) &&
         atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT) {
-        dispatch_announce_thread(env, me);
+        if (announcing_itself(me) && !(ev->event_type == JVMPI_EVENT_THREAD_START &&
+                                        ev->u.thread_start.thread_env_id == me->info.env)) {
+            /* What the thread's own THREAD_START needs first (its Thread
+             * object's OBJECT_ALLOC, for a thread the VM attached) cannot
+             * name the thread yet: it goes out for a thread the agent knows. */
+            events_as_begin(&as, NULL);
+            env_id = as_env;
+            as_other = true;
+        } else {
+            dispatch_announce_thread(env, me);
+        }
     }
     defs_before(env, ev);
     ev->env_id = env_id;
     notify(ev);
+    if (as_other) {
+        events_as_end(&as);
+    }
     gate_leave();
 }
 
@@ -232,7 +254,7 @@ void events_as_end(const events_as *saved)
 {
     as_set = saved->set;
     as_env = saved->env;
-    threads_release(saved->held);
+    threads_stand_in_done(saved->held);
 }
 
 JNIEnv *events_env_id(JNIEnv *env)
@@ -275,6 +297,9 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
         return; /* the layer's own thread: what its Java code does is no event */
     }
     if (me == NULL) {
+        if (events_enabled(JVMPI_EVENT_THREAD_START)) {
+            layer_wait_for_replay();
+        }
         events_as saved;
         events_as_begin(&saved, NULL);
         deliver(env, as_env, NULL, ev, notify);

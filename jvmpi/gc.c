@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "classes.h"
 #include "defs.h"
 #include "dispatch.h"
 #include "events.h"
@@ -70,6 +71,14 @@ void gc_object_freed(int64_t tag)
 {
     if (ids_is_pending_class(tag)) {
         return;
+    }
+    if (ids_is_class(tag)) {
+        /* Its class record outlives it until the CLASS_UNLOAD is delivered. */
+        class_rec *c = classes_acquire(seam_id_from_tag(tag));
+        if (c != NULL) {
+            ids_count_class_object(c->info->object_size, true);
+            classes_release(c);
+        }
     }
     /* A class's own object is an object too (its CLASS_UNLOAD comes apart):
      * its OBJECT_FREE is due if the agent was told of it (defs_free_due). */
@@ -281,8 +290,11 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         /* Thread suspended mode: no handler runs on another thread from
          * GC_START to GC_FINISH (gate.c). */
         gate_close();
+        /* The layer's own thread delivers for the caller of RunGC, or else
+         * for a thread the agent knows, chosen once no THREAD_END can pass. */
         events_as as;
-        if (as_env != NULL) {
+        bool as_set = as_env != NULL || layer_on_delivery_thread();
+        if (as_set) {
             events_as_begin(&as, as_env);
         }
         if (events_enabled(JVMPI_EVENT_GC_START)) {
@@ -296,7 +308,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
             dispatch_gc_finish(env, live_objects, live_bytes, capacity);
         }
-        if (as_env != NULL) {
+        if (as_set) {
             events_as_end(&as);
         }
         gate_open();

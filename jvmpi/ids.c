@@ -9,7 +9,7 @@
  *   bits 62..40  object: size / 8, or SIZE_BIG for objects of 64 MB and up
  *                class:  element type of an array class, 0 for other classes;
  *                        bit 62 set: a class not linked yet (see ids_next_pending_class)
- *   bit  39      1: a class (never counted as a live object)
+ *   bit  39      1: a class (its Class object is counted by ids_count_class_object)
  *   bit  38      objects: 1 when the ID was given without an OBJECT_ALLOC
  *                (a heap walk, jobject2jobjectID, a monitor's or a thread's
  *                object): jvmpi/defs.c sends one before an event names it

@@ -36,6 +36,7 @@ static pthread_cond_t freed_cond = PTHREAD_COND_INITIALIZER;
 static freed_class *freed_head, *freed_tail;
 static bool delivery_stop;
 static bool delivery_busy; /* the delivery thread holds a batch of unloads */
+static bool replay_done;   /* the start-up replay has announced every thread */
 static void wake_delivery(void);
 
 layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
@@ -183,6 +184,12 @@ void layer_vm_init(JNIEnv *env)
         }
         free(list);
     }
+    {
+        pthread_mutex_lock(&freed_lock);
+        replay_done = true;
+        pthread_cond_broadcast(&freed_cond);
+        pthread_mutex_unlock(&freed_lock);
+    }
     if (!seam_start_delivery_thread(env)) {
         LOG_WARN("the layer's delivery thread did not start: CLASS_UNLOAD will not be sent");
     }
@@ -198,12 +205,36 @@ void layer_vm_init(JNIEnv *env)
  * be posted now, then the last window and the unloads follow. */
 static void deliver_last_unloads(JNIEnv *env);
 
+void layer_wait_for_replay(void)
+{
+    if (!layer_is_live()) {
+        return;
+    }
+    bool waited = false;
+    pthread_mutex_lock(&freed_lock);
+    while (!replay_done && layer_is_live()) {
+        if (!waited) {
+            pthread_mutex_unlock(&freed_lock);
+            gate_park();
+            waited = true;
+            pthread_mutex_lock(&freed_lock);
+            continue;
+        }
+        pthread_cond_wait(&freed_cond, &freed_lock);
+    }
+    pthread_mutex_unlock(&freed_lock);
+    if (waited) {
+        gate_unpark();
+    }
+}
+
 void layer_stop(void)
 {
     atomic_store(&phase, LAYER_DEAD);
     events_shutdown();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = true;
+    replay_done = true;
     pthread_cond_broadcast(&freed_cond);
     pthread_mutex_unlock(&freed_lock);
 }
@@ -217,6 +248,8 @@ static JNIEnv *_Atomic held_back_end;
 
 static void end_thread(JNIEnv *env, thread_rec *t)
 {
+    threads_mark_ending(t);
+    monitors_thread_ending(env, t->info.env);
     if (layer_is_live() && !t->internal && events_enabled(JVMPI_EVENT_THREAD_END)) {
         /* No THREAD_END may name a thread the agent was not told about. */
         dispatch_announce_thread(env, t);
@@ -298,6 +331,11 @@ void layer_class_announce(JNIEnv *env, jobjectID id)
     if (!layer_is_live()) {
         return; /* the start-up replay sends it */
     }
+    if (!events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+        /* Its Class object is a new object all the same. */
+        defs_object(env, id, NULL);
+        return;
+    }
     class_rec *c = classes_acquire(id);
     if (c != NULL) {
         dispatch_announce_class(env, c);
@@ -366,11 +404,6 @@ static void deliver_unloads(JNIEnv *env, freed_class *batch)
         if (layer_is_live() && events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
             dispatch_class_unload(env, f->id);
         }
-        class_rec *c = classes_acquire(f->id);
-        if (c != NULL) {
-            ids_count_class_object(c->info->object_size, true);
-            classes_release(c);
-        }
         classes_remove(f->id);
         free(f);
     }
@@ -424,10 +457,12 @@ void layer_delivery_main(JNIEnv *env)
         /* This thread is the layer's own: what it delivers carries the
          * env_id of a thread the agent knows, as JDK 5.0's VM thread sent
          * its events for the Java thread it worked for. */
+        if (!stop) {
+            gc_deliver_due(env);
+        }
         events_as as;
         events_as_begin(&as, NULL);
         if (!stop) {
-            gc_deliver_due(env);
             reset_deliver_due(env);
         }
         deliver_unloads(env, batch);
@@ -530,5 +565,6 @@ void layer_reset(void)
     gate_reset();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = false;
+    replay_done = false;
     pthread_mutex_unlock(&freed_lock);
 }

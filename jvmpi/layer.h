@@ -22,6 +22,10 @@ bool layer_is_live(void);
  * the tags even when CLASS_LOAD is off).  Live phase only. */
 void layer_define_loaded_classes(JNIEnv *env);
 
+/* Until the start-up replay has announced the threads, no thread can stand
+ * in for one the agent does not know: such events wait for it. */
+void layer_wait_for_replay(void);
+
 /* The layer's delivery thread (GC windows, unloads, resets) has started
  * and not stopped; whether the caller is that thread. */
 bool layer_delivery_running(void);

@@ -21,6 +21,10 @@ typedef struct {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mon_state *table;
+/* CONTENDED_EXITs being sent for a thread by another (under lock): a thread
+ * that ends waits for them, so that none names it after its THREAD_END. */
+static pthread_cond_t exits_sent = PTHREAD_COND_INITIALIZER;
+static int exits_in_flight;
 
 /* When the calling thread's current wait or sleep began (for WAITED). */
 static TLS_FAST struct timespec wait_began;
@@ -110,6 +114,7 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
         if (m != NULL) {
             left = m->owes_exit;
             m->owes_exit = NULL;
+            exits_in_flight += left != NULL;
             if (m->blocked > 0) {
                 m->blocked--;
             }
@@ -120,8 +125,14 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
         }
         pthread_mutex_unlock(&lock);
     }
-    if (left != NULL && events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT)) {
-        dispatch_monitor_exit_as(left, obj_id);
+    if (left != NULL) {
+        if (events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT)) {
+            dispatch_monitor_exit_as(left, obj_id);
+        }
+        pthread_mutex_lock(&lock);
+        exits_in_flight--;
+        pthread_cond_broadcast(&exits_sent);
+        pthread_mutex_unlock(&lock);
     }
     if (events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_ENTERED)) {
         dispatch_monitor(env, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, obj_id);
@@ -177,6 +188,36 @@ void layer_monitor_waited(JNIEnv *env, jobjectID obj_id, bool timed_out)
     wait_began.tv_nsec = 0;
 }
 
+void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id)
+{
+    jobjectID owed[16];
+    int n;
+    do {
+        n = 0;
+        {
+            pthread_mutex_lock(&lock);
+            /* Exits another thread is sending for this one come first. */
+            while (exits_in_flight > 0) {
+                pthread_cond_wait(&exits_sent, &lock);
+            }
+            mon_state *m, *tmp;
+            HASH_ITER(hh, table, m, tmp) {
+                if (m->owes_exit == env_id && n < (int)(sizeof owed / sizeof owed[0])) {
+                    owed[n++] = m->object;
+                    m->owes_exit = NULL;
+                    drop_if_idle(m);
+                }
+            }
+            pthread_mutex_unlock(&lock);
+        }
+        /* A thread that ends has left every monitor: the exits it owes are
+         * its own, sent now, before its THREAD_END. */
+        for (int i = 0; i < n && events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT); i++) {
+            dispatch_monitor(env, JVMPI_EVENT_MONITOR_CONTENDED_EXIT, owed[i]);
+        }
+    } while (n == (int)(sizeof owed / sizeof owed[0]));
+}
+
 bool layer_sleep_events_wanted(void)
 {
     return events_enabled(JVMPI_EVENT_MONITOR_WAIT) || events_enabled(JVMPI_EVENT_MONITOR_WAITED);
@@ -198,5 +239,6 @@ void monitors_reset(void)
         HASH_DEL(table, m);
         free(m);
     }
+    exits_in_flight = 0;
     pthread_mutex_unlock(&lock);
 }

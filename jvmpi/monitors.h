@@ -27,6 +27,11 @@
 #include "seam.h"
 
 /* Monitors with a pending exit or blocked threads (tests, diagnostics). */
+/* The thread env_id is ending (called on it, before its THREAD_END): the
+ * emulated CONTENDED_EXITs it owes are sent now, and none is sent for it
+ * afterwards. */
+void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id);
+
 int monitors_tracked(void);
 void monitors_reset(void);
 

@@ -16,6 +16,7 @@ typedef struct {
 } thread_entry;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stand_in_done = PTHREAD_COND_INITIALIZER;
 static thread_entry *by_env;
 static thread_entry *by_id;
 static unsigned long next_seq;
@@ -269,7 +270,7 @@ thread_rec *threads_stand_in(void)
     bool best_told = false;
     pthread_mutex_lock(&table_lock);
     for (thread_entry *e = by_env; e != NULL; e = e->hh_env.next) {
-        if (e->rec.internal || e->rec.ended) {
+        if (e->rec.internal || e->rec.ended || e->rec.ending) {
             continue;
         }
         /* announced.state is only read here: a stale answer picks another
@@ -281,8 +282,33 @@ thread_rec *threads_stand_in(void)
         }
     }
     thread_rec *r = acquire(best);
+    if (r != NULL) {
+        r->standing_in++;
+    }
     pthread_mutex_unlock(&table_lock);
     return r;
+}
+
+void threads_stand_in_done(thread_rec *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&table_lock);
+    t->standing_in--;
+    pthread_cond_broadcast(&stand_in_done);
+    pthread_mutex_unlock(&table_lock);
+    threads_release(t);
+}
+
+void threads_mark_ending(thread_rec *t)
+{
+    pthread_mutex_lock(&table_lock);
+    t->ending = true;
+    while (t->standing_in > 0) {
+        pthread_cond_wait(&stand_in_done, &table_lock);
+    }
+    pthread_mutex_unlock(&table_lock);
 }
 
 jint threads_status(const thread_rec *t, jint vm_status, jint raw_status)

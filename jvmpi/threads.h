@@ -28,6 +28,8 @@ struct thread_rec {
     defs_once announced;     /* THREAD_START */
     int refs;
     bool ended;
+    int standing_in;         /* deliveries carrying its env_id for another thread (table lock) */
+    bool ending;             /* its THREAD_END is due: no longer a stand-in (table lock) */
 };
 
 /* Takes ownership of info's strings and handle.  Returns the record,
@@ -61,8 +63,13 @@ thread_rec *threads_self(JNIEnv *env);
 
 /* Acquired: the thread whose env_id events carry when the thread that sends
  * them is none the agent knows (the VM's hidden threads, the layer's own):
- * the earliest started live thread the agent was told about. NULL if none. */
+ * the earliest started live thread the agent was told about. NULL if none.
+ * Given back with threads_stand_in_done. */
 thread_rec *threads_stand_in(void);
+void threads_stand_in_done(thread_rec *t);
+/* Before t's THREAD_END: it stands in for no thread from now on, and the
+ * deliveries it stands in for have ended (none names it after its end). */
+void threads_mark_ending(thread_rec *t);
 
 /* The env_id to put in an event sent from the calling thread: its own
  * JNIEnv *, or for a thread the agent knows by a layer-made handle, that

@@ -34,7 +34,7 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, obj, &tag))) {
         return NULL;
     }
-    if (tag != 0) {
+    if (tag != 0 && !ids_is_pending_class(tag)) {
         return seam_id_from_tag(tag);
     }
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
