@@ -147,7 +147,10 @@ static void on_alloc(JVMPI_Event *ev)
     if (after_init) {
         if (!ev->env_id)
             C_FAIL_SOME(null_env, "OBJECT_ALLOC obj %p with env_id NULL", (void *)oid);
-        else if (ev->env_id != c_current_env())
+        /* One exception: a thread the VM attaches (DestroyJavaVM) has its own
+         * Thread object announced before its THREAD_START, which that
+         * OBJECT_ALLOC cannot name yet: it comes under a known thread's. */
+        else if (ev->env_id != c_current_env() && c_pi->GetThreadObject(c_current_env()) != oid)
             C_FAIL_SOME(wrong_thread, "OBJECT_ALLOC obj %p: env_id %p, but delivered on thread with JNIEnv %p",
                         (void *)oid, (void *)ev->env_id, (void *)c_current_env());
     }
