@@ -34,12 +34,16 @@
 
 static JVMPI_RawMonitor gc_lock; /* guards objs */
 static e_map objs;               /* live object IDs */
+/* keepgoing=1 only: once the window is known to be broken, waiting on its
+ * lock can hang the VM (seen on JDK 17: the window's thread waited inside
+ * the VM for a deoptimization that an allocating thread, blocked on the
+ * lock, was doing).  The table then has a mutex of its own instead. */
+static pthread_mutex_t table_lk = PTHREAD_MUTEX_INITIALIZER;
 static long n_allocs, n_frees, n_windows, n_rungc, n_events;
 
 static int window;            /* a window is open (atomic) */
 static pthread_t window_thread; /* valid while window is set */
 static JNIEnv *window_env;
-static long window_frees;
 static long in_gc_off;        /* handlers of events issued with GC disabled now running (atomic) */
 
 static int rungc_wanted;
@@ -54,7 +58,8 @@ static pthread_key_t probe_key;
 #define LIVE ((void *)(uintptr_t)2)
 
 /* Every event first: nothing may start on another OS thread while a window
- * is open, and on the window's thread only the window's own events. */
+ * is open, and on the window's thread only the window's own events (or the
+ * answer to a request of the agent's, which this agent never makes there). */
 static void window_guard(const JVMPI_Event *ev, jint type)
 {
     if (!__atomic_load_n(&window, __ATOMIC_SEQ_CST)) {
@@ -68,7 +73,8 @@ static void window_guard(const JVMPI_Event *ev, jint type)
                "JVMPI spec has the system in thread suspended mode from GC_START to GC_FINISH",
                e_event_name(type), (void *)ev->env_id, (void *)wenv);
     else if (type != JVMPI_EVENT_OBJECT_FREE && type != JVMPI_EVENT_OBJECT_MOVE &&
-             type != JVMPI_EVENT_ARENA_DELETE && type != JVMPI_EVENT_GC_FINISH)
+             type != JVMPI_EVENT_ARENA_DELETE && type != JVMPI_EVENT_GC_FINISH &&
+             !(ev->event_type & JVMPI_REQUESTED_EVENT))
         E_FAIL("%s inside the GC window, on the window's own thread (env %p)", e_event_name(type),
                (void *)ev->env_id);
     else
@@ -100,7 +106,6 @@ static void on_gc_start(const JVMPI_Event *ev)
     }
     window_thread = pthread_self();
     window_env = ev->env_id;
-    window_frees = 0;
     __atomic_store_n(&window, 1, __ATOMIC_SEQ_CST);
     long busy = __atomic_load_n(&in_gc_off, __ATOMIC_SEQ_CST);
     if (busy)
@@ -147,9 +152,13 @@ static void on_obj_free(const JVMPI_Event *ev)
     if (!pthread_equal(window_thread, pthread_self()))
         return; /* window_guard said so; the table is not this thread's to touch */
     /* gc_lock is held by this thread since GC_START. */
+    if (e_keepgoing)
+        pthread_mutex_lock(&table_lk);
     n_frees++;
-    window_frees++;
-    if (!e_map_del(&objs, ev->u.obj_free.obj_id))
+    int known = e_map_del(&objs, ev->u.obj_free.obj_id);
+    if (e_keepgoing)
+        pthread_mutex_unlock(&table_lk);
+    if (!known)
         E_FAIL("OBJECT_FREE of %p, an object ID no OBJECT_ALLOC defined (or freed already)",
                (void *)ev->u.obj_free.obj_id);
     else
@@ -163,10 +172,16 @@ static void on_obj_alloc(const JVMPI_Event *ev)
         E_FAIL("OBJECT_ALLOC with obj_id NULL");
         return;
     }
-    e_pi->RawMonitorEnter(gc_lock);
+    if (e_keepgoing)
+        pthread_mutex_lock(&table_lk);
+    else
+        e_pi->RawMonitorEnter(gc_lock);
     int fresh = e_map_put(&objs, id, LIVE);
     n_allocs++;
-    e_pi->RawMonitorExit(gc_lock);
+    if (e_keepgoing)
+        pthread_mutex_unlock(&table_lk);
+    else
+        e_pi->RawMonitorExit(gc_lock);
     if (!fresh)
         E_FAIL("OBJECT_ALLOC of %p: that object ID is live already", (void *)id);
 }
@@ -243,10 +258,16 @@ static void JNICALL notify(JVMPI_Event *ev)
             E_FAIL("CreateSystemThread in JVM_INIT_DONE failed");
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
-        e_pi->RawMonitorEnter(gc_lock);
+        if (e_keepgoing)
+            pthread_mutex_lock(&table_lk);
+        else
+            e_pi->RawMonitorEnter(gc_lock);
         e_say("JVM_SHUT_DOWN: %ld events, %ld allocs, %ld frees, %zu live, %ld windows, %ld RunGC", n_events,
               n_allocs, n_frees, objs.live, n_windows, __atomic_load_n(&n_rungc, __ATOMIC_RELAXED));
-        e_pi->RawMonitorExit(gc_lock);
+        if (e_keepgoing)
+            pthread_mutex_unlock(&table_lk);
+        else
+            e_pi->RawMonitorExit(gc_lock);
         e_summary();
         __atomic_store_n(&e_shut_down, 1, __ATOMIC_RELEASE);
         break;

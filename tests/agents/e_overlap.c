@@ -15,9 +15,9 @@
  *    (each side writes its own flag, then reads the other's, so one of two
  *    overlapping handlers always sees the other);
  *  - OBJECT_FREE comes inside a window, for an ID an OBJECT_ALLOC gave.
- * An overlap is fatal: with a real unlocked table it would have corrupted
- * the table (keepgoing=1 counts it, and then locks the tables so that the
- * run can go on safely).
+ * An overlap is fatal: a tracer built this way would corrupt its tables
+ * (with keepgoing=1 it is counted, and the tables are locked after all so
+ * that the run can go on).
  *
  * Options: out=FILE, keepgoing=1.
  */
@@ -35,7 +35,8 @@ static pthread_key_t tbl_key;
 static long in_alloc;          /* OBJECT_ALLOC handlers running now (atomic) */
 static int window;             /* inside GC_START .. GC_FINISH (atomic) */
 static long n_allocs, n_frees, n_windows;
-/* keepgoing only: once an overlap has been seen, the tables get a lock. */
+/* keepgoing=1 only: the tables get a lock, so that the run can go on past
+ * overlaps without corrupting them. */
 static pthread_mutex_t repair = PTHREAD_MUTEX_INITIALIZER;
 
 static void tables_lock(void)

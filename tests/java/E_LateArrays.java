@@ -17,7 +17,8 @@ import java.util.List;
  *  - methods called on Class objects (int.class, String.class, array
  *    classes), and a monitor on a Class object;
  *  - WORKERS threads allocating for WORK_MS, with a contended monitor and a
- *    wait/notify ping-pong between two more threads;
+ *    wait/notify ping-pong between two more threads, and System.gc() every
+ *    WORK_MS/20 meanwhile;
  *  - the throw-away loader becomes unreachable and its classes unload
  *    (System.gc() until its WeakReference clears); System.gc() a few times.
  * Usage: E_LateArrays [GO_FILE]: with GO_FILE, prints "E_LateArrays ready"
@@ -26,7 +27,7 @@ import java.util.List;
  */
 public class E_LateArrays {
     static final int WORKERS = 4;
-    static final long WORK_MS = 1200;
+    static final long WORK_MS = 2000;
 
     static Object keepFoo2, keepBar3, keepReflect, keepInts;
     static volatile Object sink;
@@ -98,7 +99,7 @@ public class E_LateArrays {
             if (i % 200 == 0) {
                 synchronized (contended) {
                     shared += id;
-                    if (i % 2000 == 0)
+                    if (i % 20000 == 0)
                         sleepQuietly(2);
                 }
             }
@@ -172,8 +173,10 @@ public class E_LateArrays {
         threads.add(new Thread(new PingPong(box, false), "e-pong"));
         for (Thread t : threads)
             t.start();
-        for (int g = 0; g < 3; g++) {
-            sleepQuietly(WORK_MS / 4);
+        // Collections while the workers allocate: each GC window then has
+        // allocations all around it.
+        for (int g = 0; g < 18; g++) {
+            sleepQuietly(WORK_MS / 20);
             System.gc();
         }
         for (Thread t : threads)
