@@ -24,7 +24,8 @@
  *    its env_id may be any thread the agent knows), see e_common.h;
  *  - RunGC "forces a complete garbage collection": called from the agent's
  *    system thread (rungc=N times, every rungc_ms=MS), its window must
- *    arrive on that thread before RunGC returns.
+ *    arrive before RunGC returns, naming the calling thread (env_id), on
+ *    whatever OS thread: JDK 5.0's VM thread sent it for the caller.
  * The window's owner is the OS thread (pthread_self) that ran GC_START.
  *
  * Options: out=FILE, methods=1 (also METHOD_ENTRY and METHOD_EXIT),
@@ -49,11 +50,12 @@ static long in_gc_off;        /* handlers of events issued with GC disabled now 
 static int rungc_wanted;
 static long rungc_ms;
 
-/* The RunGC in progress on this thread, if any. */
+/* The RunGC in progress, if any: windows that name its caller. */
 typedef struct {
+    JNIEnv *caller;
     int starts, finishes;
 } rungc_probe;
-static pthread_key_t probe_key;
+static rungc_probe *_Atomic probe;
 
 #define LIVE ((void *)(uintptr_t)2)
 
@@ -116,8 +118,8 @@ static void on_gc_start(const JVMPI_Event *ev)
         e_pass();
     /* The lock OBJECT_FREE needs, as the spec advises. */
     e_pi->RawMonitorEnter(gc_lock);
-    rungc_probe *p = pthread_getspecific(probe_key);
-    if (p)
+    rungc_probe *p = __atomic_load_n(&probe, __ATOMIC_ACQUIRE);
+    if (p && p->caller == ev->env_id)
         p->starts++;
 }
 
@@ -137,8 +139,8 @@ static void on_gc_finish(const JVMPI_Event *ev)
                (long long)ev->u.gc_info.total_object_space);
     __atomic_store_n(&window, 0, __ATOMIC_SEQ_CST);
     e_pi->RawMonitorExit(gc_lock);
-    rungc_probe *p = pthread_getspecific(probe_key);
-    if (p)
+    rungc_probe *p = __atomic_load_n(&probe, __ATOMIC_ACQUIRE);
+    if (p && p->caller == ev->env_id)
         p->finishes++;
     e_pass();
 }
@@ -196,14 +198,16 @@ static void gc_thread(void *unused)
         if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
             return;
         memset(&p, 0, sizeof p);
-        pthread_setspecific(probe_key, &p);
+        if ((*e_vm)->GetEnv(e_vm, (void **)&p.caller, JNI_VERSION_1_2) != JNI_OK)
+            p.caller = NULL;
+        __atomic_store_n(&probe, &p, __ATOMIC_RELEASE);
         e_pi->RunGC();
-        pthread_setspecific(probe_key, NULL);
+        __atomic_store_n(&probe, NULL, __ATOMIC_RELEASE);
         if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
             return;
         __atomic_add_fetch(&n_rungc, 1, __ATOMIC_RELAXED);
         if (p.starts < 1 || p.finishes != p.starts)
-            E_FAIL("RunGC %d returned after %d GC_START and %d GC_FINISH on its own thread: its GC window must "
+            E_FAIL("RunGC %d returned after %d GC_START and %d GC_FINISH naming its thread: its GC window must "
                    "arrive before RunGC returns", i + 1, p.starts, p.finishes);
         else
             e_pass();
@@ -279,8 +283,6 @@ static void JNICALL notify(JVMPI_Event *ev)
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     if (e_setup(vm, options, "e_gclock") != JNI_OK)
-        return JNI_ERR;
-    if (pthread_key_create(&probe_key, NULL) != 0)
         return JNI_ERR;
     rungc_wanted = (int)e_opt_long(options, "rungc", 3);
     rungc_ms = e_opt_long(options, "rungc_ms", 700);
