@@ -169,6 +169,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
         !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
         return;
     }
+    events_define_caller(env);
     late_obj *o = late_get(tag);
     if (o == NULL || !defs_claim(&o->once)) {
         return;

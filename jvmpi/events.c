@@ -266,6 +266,18 @@ JNIEnv *events_env_id(JNIEnv *env)
     return me != NULL && !me->internal ? me->info.env : NULL;
 }
 
+void events_define_caller(JNIEnv *env)
+{
+    if (as_set || quiet > 0 || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
+        return;
+    }
+    thread_rec *me = threads_self(env);
+    if (me != NULL && !me->internal &&
+        atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT && !announcing_itself(me)) {
+        dispatch_announce_thread(env, me);
+    }
+}
+
 void events_quiet_begin(void) { quiet++; }
 void events_quiet_end(void) { quiet--; }
 

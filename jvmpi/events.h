@@ -59,6 +59,12 @@ void events_as_end(const events_as *saved);
  * agent does not know. */
 JNIEnv *events_env_id(JNIEnv *env);
 
+/* The calling thread's THREAD_START, if it is due: before a definition is
+ * claimed whose event will carry the thread's env_id (jvmpi/defs.c), so
+ * that the thread's own THREAD_START, which may need that definition too,
+ * comes first. */
+void events_define_caller(JNIEnv *env);
+
 /* Around code the layer runs for its own reasons on a thread (a call into
  * Java for the heap's size): nothing it does reaches the agent. */
 void events_quiet_begin(void);

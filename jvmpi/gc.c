@@ -47,6 +47,7 @@ static unsigned long run_gc_asked, run_gc_served;
 static JNIEnv *run_gc_env_id;
 static int disable_depth;
 static bool window_busy;
+static bool window_delivering; /* past the last look at disable_depth */
 static pthread_t window_owner;
 
 static void (*waker)(void);
@@ -130,9 +131,26 @@ void gc_collection_finished(void)
 
 void gc_disable(void)
 {
+    /* A window already being delivered ends first, as a collection in
+     * progress did on JDK 5.0; a handler of that window's own thread may
+     * disable GC at once. */
+    bool parked = false;
     pthread_mutex_lock(&lock);
+    while (window_delivering && !pthread_equal(window_owner, pthread_self())) {
+        if (!parked) {
+            pthread_mutex_unlock(&lock);
+            gate_park();
+            parked = true;
+            pthread_mutex_lock(&lock);
+            continue;
+        }
+        pthread_cond_wait(&idle, &lock);
+    }
     disable_depth++;
     pthread_mutex_unlock(&lock);
+    if (parked) {
+        gate_unpark();
+    }
 }
 
 bool gc_enable(void)
@@ -273,8 +291,23 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     int64_t *frees;
     size_t n;
     jlong live_objects, live_bytes;
+    jlong capacity = events_enabled(JVMPI_EVENT_GC_FINISH) ? heap_capacity(env) : -1;
+    /* Thread suspended mode: no handler runs on another thread from
+     * GC_START to GC_FINISH (gate.c).  Once it holds, the frees so far and
+     * the live counts are taken together: the agent's own count of
+     * OBJECT_ALLOCs minus OBJECT_FREEs stands still meanwhile. */
+    gate_close();
     {
         pthread_mutex_lock(&lock);
+        if (disable_depth > 0) {
+            /* DisableGC while the frees settled: held back, queue and all. */
+            window_busy = false;
+            pthread_cond_broadcast(&idle);
+            pthread_mutex_unlock(&lock);
+            gate_open();
+            return;
+        }
+        window_delivering = true;
         frees = queue;
         n = queue_len;
         ids_live(&live_objects, &live_bytes);
@@ -286,10 +319,6 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         pthread_mutex_unlock(&lock);
     }
     if (!events_is_shut_down()) {
-        jlong capacity = events_enabled(JVMPI_EVENT_GC_FINISH) ? heap_capacity(env) : -1;
-        /* Thread suspended mode: no handler runs on another thread from
-         * GC_START to GC_FINISH (gate.c). */
-        gate_close();
         /* The layer's own thread delivers for the caller of RunGC, or else
          * for a thread the agent knows, chosen once no THREAD_END can pass. */
         events_as as;
@@ -311,12 +340,13 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         if (as_set) {
             events_as_end(&as);
         }
-        gate_open();
     }
+    gate_open();
     free(frees);
     {
         pthread_mutex_lock(&lock);
         window_busy = false;
+        window_delivering = false;
         pthread_cond_broadcast(&idle);
         pthread_mutex_unlock(&lock);
     }
@@ -416,5 +446,6 @@ void gc_reset(void)
     run_gc_env_id = NULL;
     disable_depth = 0;
     window_busy = false;
+    window_delivering = false;
     pthread_mutex_unlock(&lock);
 }

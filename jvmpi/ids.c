@@ -101,6 +101,8 @@ int64_t ids_next_unannounced_object(jlong size) { return ids_next_object(size) |
 
 int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size) | UNANNOUNCED_BIT; }
 
+int64_t ids_unannounced(int64_t tag) { return ids_is_class(tag) ? tag : tag | UNANNOUNCED_BIT; }
+
 bool ids_is_unannounced(int64_t tag) { return (tag & (CLASS_BIT | UNANNOUNCED_BIT)) == UNANNOUNCED_BIT; }
 
 void ids_count(int64_t tag)

@@ -478,12 +478,13 @@ void layer_delivery_main(JNIEnv *env)
 
 /* ---- objects and GC -------------------------------------------------------- */
 
-void layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
+bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
 {
     if (!layer_is_live() || !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
-        return;
+        return false;
     }
     dispatch_object_alloc(env, obj, false);
+    return true;
 }
 
 void layer_object_freed(int64_t tag) { gc_object_freed(tag); }

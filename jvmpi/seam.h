@@ -459,8 +459,12 @@ void layer_class_announce(JNIEnv *env, jobjectID id);
 /* From ObjectFree: no JNI, no blocking; the JVMPI side queues it. */
 void layer_class_freed(jobjectID class_id);
 
-/* In the allocating thread (SampledObjectAlloc), the object already tagged. */
-void layer_object_alloc(JNIEnv *env, const seam_object_info *obj);
+/* In the allocating thread (SampledObjectAlloc), the object already tagged.
+ * False when no OBJECT_ALLOC is sent for it (before VM init, or with the
+ * event off): the backend then marks its tag ids_unannounced. */
+bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj);
+/* The same tag, marked as given without an OBJECT_ALLOC. */
+int64_t ids_unannounced(int64_t tag);
 /* From ObjectFree, on whatever thread JVM TI posts it: no JNI, no agent code. */
 void layer_object_freed(int64_t tag);
 /* Inside GarbageCollectionFinish: only memory and short locks.  (A

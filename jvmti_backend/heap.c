@@ -263,7 +263,11 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
             info.id = seam_id_from_tag(tag);
             info.size = size;
             remember_recent(&info);
-            layer_object_alloc(env, &info);
+            if (!layer_object_alloc(env, &info)) {
+                /* Made before VM init: the replay reaches it, or an event
+                 * that names it announces it (jvmpi/defs.c). */
+                JVMTI_CALL(bk.jvmti, SetTag, object, ids_unannounced(tag));
+            }
         } else {
             ids_forget(tag);
         }
@@ -528,6 +532,13 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
         return NULL;
     }
     tag_unlinked_classes(env);
+    /* A heap iteration makes the heap walkable by writing a filler object
+     * into the unused end of each thread's allocation buffer; the thread
+     * then allocates over it, and a tag set on the filler would pass to
+     * whatever object comes to lie at its address.  A collection first
+     * retires every buffer (this thread, inside VMInit, allocates none
+     * before the iteration). */
+    JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = list_object;
