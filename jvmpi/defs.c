@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "gate.h"
+#include "layer.h"
 #include "log.h"
 #include "tls.h"
 
@@ -15,15 +16,31 @@
  * late object) and short, and waits for another sender are rarer still. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sent_cond = PTHREAD_COND_INITIALIZER;
+/* Definitions this thread is sending (claimed, not yet sent). */
+static TLS_FAST int claims_held;
+
+void defs_wait_for_replay(void)
+{
+    /* A thread that is sending a definition must not wait: the replay may
+     * be waiting for that very definition. */
+    if (claims_held == 0) {
+        layer_wait_for_replay();
+    }
+}
 
 bool defs_claim(defs_once *once)
 {
     bool mine = false, waited = false;
+    if (atomic_load_explicit(&once->state, memory_order_acquire) == DEFS_NOT_SENT) {
+        /* While the start-up replay runs, what it announces is its to send. */
+        defs_wait_for_replay();
+    }
     pthread_mutex_lock(&lock);
     for (;;) {
         if (once->state == DEFS_NOT_SENT) {
             once->state = DEFS_SENDING;
             once->sender = pthread_self();
+            claims_held++;
             mine = true;
             break;
         }
@@ -50,6 +67,7 @@ bool defs_claim(defs_once *once)
 
 void defs_sent(defs_once *once)
 {
+    claims_held--;
     pthread_mutex_lock(&lock);
     once->state = DEFS_SENT;
     pthread_cond_broadcast(&sent_cond);
@@ -59,6 +77,7 @@ void defs_sent(defs_once *once)
 /* Back to not sent: the sender found nothing it could send. */
 static void defs_unclaim(defs_once *once)
 {
+    claims_held--;
     pthread_mutex_lock(&lock);
     once->state = DEFS_NOT_SENT;
     pthread_cond_broadcast(&sent_cond);

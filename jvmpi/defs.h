@@ -36,6 +36,9 @@ enum { DEFS_NOT_SENT, DEFS_SENDING, DEFS_SENT };
  * handler naming what its own event defines); when another thread is
  * sending it, waits until it was delivered. */
 bool defs_claim(defs_once *once);
+/* Waits for the start-up replay, unless the calling thread is sending a
+ * definition (then the replay may be waiting for it). */
+void defs_wait_for_replay(void);
 void defs_sent(defs_once *once);
 bool defs_was_sent(const defs_once *once);
 

@@ -203,6 +203,14 @@ static bool announcing_itself(const thread_rec *me)
            pthread_equal(me->announced.sender, pthread_self());
 }
 
+/* The calling thread's THREAD_START, unless sent.  While the start-up replay
+ * runs it is the replay's to send, in HotSpot 5.0's order. */
+static void announce_self(JNIEnv *env, thread_rec *me)
+{
+    defs_wait_for_replay();
+    dispatch_announce_thread(env, me);
+}
+
 /* The one path to the agent: thread suspended mode kept (gate.c), what the
  * event names defined first (defs.c), then the handler. */
 static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
@@ -225,7 +233,7 @@ static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev
             env_id = as_env;
             as_other = true;
         } else {
-            dispatch_announce_thread(env, me);
+            announce_self(env, me);
         }
     }
     defs_before(env, ev);
@@ -274,7 +282,7 @@ void events_define_caller(JNIEnv *env)
     thread_rec *me = threads_self(env);
     if (me != NULL && !me->internal &&
         atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT && !announcing_itself(me)) {
-        dispatch_announce_thread(env, me);
+        announce_self(env, me);
     }
 }
 
@@ -310,7 +318,7 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
     }
     if (me == NULL) {
         if (events_enabled(JVMPI_EVENT_THREAD_START)) {
-            layer_wait_for_replay();
+            defs_wait_for_replay();
         }
         events_as saved;
         events_as_begin(&saved, NULL);

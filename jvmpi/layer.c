@@ -37,6 +37,7 @@ static freed_class *freed_head, *freed_tail;
 static bool delivery_stop;
 static bool delivery_busy; /* the delivery thread holds a batch of unloads */
 static bool replay_done;   /* the start-up replay has announced every thread */
+static pthread_t replay_thread;
 static void wake_delivery(void);
 
 layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
@@ -158,6 +159,7 @@ static void replay_objects(JNIEnv *env)
  * the replay runs: they too define what they name first. */
 void layer_vm_init(JNIEnv *env)
 {
+    replay_thread = pthread_self();
     atomic_store(&phase, LAYER_LIVE);
     bool objects = events_enabled(JVMPI_EVENT_OBJECT_ALLOC);
     if (objects || events_enabled(JVMPI_EVENT_CLASS_LOAD) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
@@ -207,7 +209,7 @@ static void deliver_last_unloads(JNIEnv *env);
 
 void layer_wait_for_replay(void)
 {
-    if (!layer_is_live()) {
+    if (!layer_is_live() || pthread_equal(replay_thread, pthread_self())) {
         return;
     }
     bool waited = false;

@@ -23,7 +23,8 @@ bool layer_is_live(void);
 void layer_define_loaded_classes(JNIEnv *env);
 
 /* Until the start-up replay has announced the threads, no thread can stand
- * in for one the agent does not know: such events wait for it. */
+ * in for one the agent does not know, and none announces itself (the
+ * replay does): such events wait for it.  The replaying thread never waits. */
 void layer_wait_for_replay(void);
 
 /* The layer's delivery thread (GC windows, unloads, resets) has started
