@@ -17,5 +17,11 @@ e_verdict requester-javac e_requester 10000 '^heap dump for the timer done'
 
 e_late_sigquit requester-late e_requester "dumps=1,dump_ms=600" '^heap dump for DATA_DUMP_REQUEST done'
 e_verdict requester-late e_requester 10000 '^heap dump for the timer done' '^heap dump for DATA_DUMP_REQUEST done'
+# The program collected its throw-away loader: E_Payload's CLASS_UNLOAD must
+# have reached the agent by JVM_SHUT_DOWN.
+if grep -q 'unloaded=true' "$WORK/requester-late.out" 2>/dev/null &&
+   ! grep -q '^CLASS_UNLOAD of E_Payload' "$WORK/requester-late.txt"; then
+  E_PROBLEMS+=("requester-late: the loader of E_Payload was collected, but no CLASS_UNLOAD of E_Payload came")
+fi
 
 e_finish
