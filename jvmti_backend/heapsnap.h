@@ -1,0 +1,22 @@
+/*
+ * heapsnap.h - the snapshot built from a heap walk's records: classes,
+ * objects and roots as seam_heap_snapshot has them, once the walk is done
+ * and JNI and JVM TI may be called again.
+ *
+ * Apart from the walk so that what happens inside the safepoint
+ * (heapwalk.c) and what is made of it afterwards read separately.
+ */
+#ifndef JVMPI_HEAPSNAP_H_
+#define JVMPI_HEAPSNAP_H_
+
+#include "heapstore.h"
+
+/* Class objects under object tags: looked up in the class environment, and
+ * the records rewritten under the class IDs they resolve to. */
+bool heapsnap_resolve_aliases(JNIEnv *env, walk *w);
+/* The snapshot's classes, objects and roots, in the walk's arena. */
+bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out);
+/* Each JNI_GLOBAL root gets a live global reference to its object. */
+void heapsnap_name_global_refs(seam_heap_snapshot *out, bk_global_ref *refs, int n);
+
+#endif
