@@ -144,7 +144,6 @@ void defs_method(JNIEnv *env, jmethodID method)
 typedef struct late_obj {
     int64_t tag;
     defs_once once;
-    bool gone;      /* freed while its OBJECT_ALLOC was being sent */
     UT_hash_handle hh;
 } late_obj;
 static late_obj *late;  /* under lock */
@@ -246,9 +245,9 @@ bool defs_free_due(int64_t tag)
     if (o != NULL) {
         due = o->once.state == DEFS_SENT;
         HASH_DEL(late, o);
-        if (o->once.state == DEFS_SENDING) {
-            o->gone = true; /* its sender still holds it: left to leak, a race of two IDs' lives */
-        } else {
+        /* Freed while its OBJECT_ALLOC is being sent: its sender still holds
+         * it, so it is left to leak (a race no real object survives twice). */
+        if (o->once.state != DEFS_SENDING) {
             free(o);
         }
     }

@@ -203,6 +203,13 @@ static bool announcing_itself(const thread_rec *me)
            pthread_equal(me->announced.sender, pthread_self());
 }
 
+/* me's THREAD_START is on and not sent yet. */
+static bool start_due(const thread_rec *me)
+{
+    return me != NULL && !me->internal && events_enabled(JVMPI_EVENT_THREAD_START) &&
+           atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT;
+}
+
 /* The calling thread's THREAD_START, unless sent.  While the start-up replay
  * runs it is the replay's to send, in HotSpot 5.0's order. */
 static void announce_self(JNIEnv *env, thread_rec *me)
@@ -222,8 +229,7 @@ static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev
     gate_enter();
     events_as as;
     bool as_other = false;
-    if (me != NULL && events_enabled(JVMPI_EVENT_THREAD_START) &&
-        atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT) {
+    if (start_due(me)) {
         if (announcing_itself(me) && !(ev->event_type == JVMPI_EVENT_THREAD_START &&
                                         ev->u.thread_start.thread_env_id == me->info.env)) {
             /* What the thread's own THREAD_START needs first (its Thread
@@ -280,8 +286,7 @@ void events_define_caller(JNIEnv *env)
         return;
     }
     thread_rec *me = threads_self(env);
-    if (me != NULL && !me->internal &&
-        atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT && !announcing_itself(me)) {
+    if (start_due(me) && !announcing_itself(me)) {
         announce_self(env, me);
     }
 }

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "log.h"
 #include "tls.h"
 
@@ -139,13 +140,7 @@ void gate_close(void)
         while (others_inside() > 0) {
             /* Deliveries leaving wake this thread; the timeout only guards
              * against a wake-up that came between the sum and the wait. */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 2000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            struct timespec until = deadline_after_ms(CLOCK_REALTIME, 2);
             pthread_cond_timedwait(&changed, &lock, &until);
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);

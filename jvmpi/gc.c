@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "classes.h"
+#include "deadline.h"
 #include "defs.h"
 #include "dispatch.h"
 #include "events.h"
@@ -396,13 +397,7 @@ static bool window_by_delivery_thread(JNIEnv *env)
     {
         pthread_mutex_lock(&lock);
         while ((long)(run_gc_served - mine) < 0 && layer_delivery_running()) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 50000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            struct timespec until = deadline_after_ms(CLOCK_REALTIME, 50);
             pthread_cond_timedwait(&idle, &lock, &until);
         }
         served = (long)(run_gc_served - mine) >= 0;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "classes.h"
+#include "deadline.h"
 #include "defs.h"
 #include "dispatch.h"
 #include "events.h"
@@ -385,14 +386,7 @@ static void wait_for_work(void)
         if (ms < 0) {
             pthread_cond_wait(&freed_cond, &freed_lock);
         } else {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += ms / 1000;
-            until.tv_nsec += (ms % 1000) * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            struct timespec until = deadline_after_ms(CLOCK_REALTIME, ms);
             pthread_cond_timedwait(&freed_cond, &freed_lock, &until);
         }
     }

@@ -28,6 +28,7 @@
  */
 #include "rawmon.h"
 
+#include "deadline.h"
 #include "log.h"
 
 #include <errno.h>
@@ -483,13 +484,7 @@ void rawmon_wait(JVMPI_RawMonitor m, jlong ms)
     slot *s;
 
     if (timed) {
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += (time_t)(ms / 1000);
-        deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = deadline_after_ms(CLOCK_MONOTONIC, (long)ms);
     }
 
     s = lock_monitor(m, "RawMonitorWait");
