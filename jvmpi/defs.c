@@ -180,6 +180,39 @@ bool defs_class_object_info(jobjectID class_id, seam_object_info *out)
     return true;
 }
 
+/* From the records, without JVM TI; else from JVM TI, which finds an
+ * object by its ID only by scanning every tag. */
+static bool object_info(JNIEnv *env, jobjectID id, seam_object_info *out)
+{
+    int64_t tag = seam_tag_from_id(id);
+    int64_t class_tag = 0;
+    ids_object_state state = ids_object_class(tag, &class_tag);
+    if (state == IDS_OBJECT_GONE) {
+        return false;
+    }
+    class_rec *c = state == IDS_OBJECT_LIVE ? classes_acquire(seam_id_from_tag(class_tag)) : NULL;
+    if (c != NULL) {
+        memset(out, 0, sizeof *out);
+        out->id = id;
+        out->size = ids_object_size(tag);
+        out->is_array = c->info->array_type;
+        out->class_id = out->is_array == JVMPI_NORMAL_OBJECT ? c->info->id
+                        : out->is_array == JVMPI_CLASS       ? c->info->element_id
+                                                             : NULL;
+        bool complete = out->is_array != JVMPI_CLASS || out->class_id != NULL;
+        classes_release(c);
+        if (complete) {
+            return true;
+        }
+    }
+    return seam_object_info_of(env, id, out);
+}
+
+bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out)
+{
+    return ids_is_class(seam_tag_from_id(id)) ? defs_class_object_info(id, out) : object_info(env, id, out);
+}
+
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 {
     int64_t tag = seam_tag_from_id(id);
@@ -196,10 +229,8 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
     bool known = info != NULL;
     if (known) {
         found = *info;
-    } else if (ids_is_class(tag)) {
-        known = defs_class_object_info(id, &found);
     } else {
-        known = seam_object_info_of(env, id, &found);
+        known = defs_object_info(env, id, &found);
     }
     if (!known) {
         LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);

@@ -70,6 +70,10 @@ bool defs_free_due(int64_t tag);
 
 /* The Class object's OBJECT_ALLOC, from what its class record says. */
 bool defs_class_object_info(jobjectID class_id, seam_object_info *out);
+/* What the OBJECT_ALLOC of any object or class ID says; false when no live
+ * object has the ID.  Constant time, whatever the heap's size, except for
+ * the few objects whose class the layer could not record. */
+bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out);
 
 void defs_reset(void);
 

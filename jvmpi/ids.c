@@ -7,8 +7,10 @@
  *
  *   bit  63      0 (tags stay positive)
  *   bits 62..40  object: size / 8, or SIZE_BIG for objects of 64 MB and up
- *                class:  element type of an array class, 0 for other classes;
- *                        bit 62 set: a class not linked yet (see ids_next_pending_class)
+ *                class:  bits 43..40: element type of an array class, 0 for
+ *                        other classes; bits 61..44: the class's number
+ *                        (ids_class_number); bit 62 set: a class not linked
+ *                        yet (see ids_next_pending_class)
  *   bit  39      1: a class (its Class object is counted by ids_count_class_object)
  *   bit  38      objects: 1 when the ID was given without an OBJECT_ALLOC
  *                (a heap walk, jobject2jobjectID, a monitor's or a thread's
@@ -20,7 +22,9 @@
  * pointer that changes with every object: agents that hash jobjectIDs by
  * dropping the low bits (as they did with heap addresses) still spread them.
  * Keeping the size in the tag is what lets GC_FINISH report live bytes with
- * no per-object table, which would cost a hash insert per allocation.
+ * no per-object table, which would cost a hash insert per allocation.  The
+ * class of each object is kept apart, by sequence number (jvmpi/idrec.c):
+ * a tag has no room left for it.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +32,7 @@
 
 #include <uthash.h>
 
+#include "idrec.h"
 #include "seam.h"
 #include "tls.h"
 
@@ -38,13 +43,16 @@
 #define FIELD_SHIFT 40
 #define FIELD_MASK (((int64_t)1 << 23) - 1)
 #define SIZE_BIG FIELD_MASK
+#define ARRAY_TYPE_MASK 0xf
+#define NUMBER_SHIFT (FIELD_SHIFT + 4)
+#define NUMBER_MASK (((int64_t)1 << 18) - 1)
 
 static _Atomic int64_t seq_last;
 
 /* Allocating threads take sequence numbers in blocks, and count live objects
  * in stripes: a shared counter bumped at every allocation by every thread
  * is a cache line bouncing between cores. */
-#define SEQ_BLOCK 256
+#define SEQ_BLOCK IDREC_BLOCK
 static TLS_FAST int64_t block_next, block_end;
 
 #define LIVE_STRIPES 64
@@ -88,18 +96,24 @@ static int64_t next_seq(void)
     return block_next++;
 }
 
-static int64_t make_object_tag(jlong *size);
+static int64_t make_object_tag(jlong *size, int64_t class_tag);
 
-int64_t ids_next_object(jlong size)
+int64_t ids_next_object(jlong size, int64_t class_tag)
 {
-    int64_t tag = make_object_tag(&size);
+    int64_t tag = make_object_tag(&size, class_tag);
     count_live(1, size);
     return tag;
 }
 
-int64_t ids_next_unannounced_object(jlong size) { return ids_next_object(size) | UNANNOUNCED_BIT; }
+int64_t ids_next_unannounced_object(jlong size, int64_t class_tag)
+{
+    return ids_next_object(size, class_tag) | UNANNOUNCED_BIT;
+}
 
-int64_t ids_next_object_uncounted(jlong size) { return make_object_tag(&size) | UNANNOUNCED_BIT; }
+int64_t ids_next_object_uncounted(jlong size, int64_t class_tag)
+{
+    return make_object_tag(&size, class_tag) | UNANNOUNCED_BIT;
+}
 
 int64_t ids_unannounced(int64_t tag) { return ids_is_class(tag) ? tag : tag | UNANNOUNCED_BIT; }
 
@@ -113,14 +127,16 @@ void ids_count(int64_t tag)
 }
 
 /* *size is rounded to what the tag records. */
-static int64_t make_object_tag(jlong *sizep)
+static int64_t make_object_tag(jlong *sizep, int64_t class_tag)
 {
     jlong size = *sizep;
     if (size < 0) {
         size = 0;
     }
     int64_t field = (size + 7) / 8;
-    int64_t tag = next_seq() << SEQ_SHIFT;
+    int64_t seq = next_seq();
+    idrec_put(seq, ids_class_number(class_tag));
+    int64_t tag = seq << SEQ_SHIFT;
     if (field >= SIZE_BIG) {
         big_size *b = malloc(sizeof *b);
         tag |= SIZE_BIG << FIELD_SHIFT;
@@ -143,13 +159,88 @@ static int64_t make_object_tag(jlong *sizep)
  * tell its objects apart; never an ID any event carries. */
 #define PENDING_BIT ((int64_t)1 << 62)
 
-int64_t ids_next_pending_class(void) { return ids_next_class(0) | PENDING_BIT; }
+static int64_t make_class_tag(jint array_type, int64_t bits);
+
+int64_t ids_next_pending_class(void) { return make_class_tag(0, PENDING_BIT); }
 
 bool ids_is_pending_class(int64_t tag) { return (tag & (CLASS_BIT | PENDING_BIT)) == (CLASS_BIT | PENDING_BIT); }
 
-int64_t ids_next_class(jint array_type)
+/* Class numbers, in pages made as classes are numbered and kept for the
+ * life of the process: a class tag by its number, without a lock. */
+#define NUMBER_PAGE 1024
+static _Atomic(int64_t *) number_pages[(NUMBER_MASK + 1) / NUMBER_PAGE];
+static _Atomic int64_t numbers_given = IDREC_UNKNOWN; /* the reserved ones */
+
+/* The next class number, with tag recorded as its class; IDREC_UNKNOWN when
+ * they are used up (objects of that class are then found through JVM TI). */
+static int64_t number_class(int64_t tag)
 {
-    return (next_seq() << SEQ_SHIFT) | CLASS_BIT | (((int64_t)array_type & FIELD_MASK) << FIELD_SHIFT);
+    int64_t n = atomic_fetch_add_explicit(&numbers_given, 1, memory_order_relaxed) + 1;
+    if (n > NUMBER_MASK) {
+        return IDREC_UNKNOWN;
+    }
+    _Atomic(int64_t *) *page = &number_pages[n / NUMBER_PAGE];
+    int64_t *p = atomic_load_explicit(page, memory_order_acquire);
+    if (p == NULL) {
+        int64_t *fresh = calloc(NUMBER_PAGE, sizeof *fresh);
+        if (fresh == NULL) {
+            return IDREC_UNKNOWN;
+        }
+        if (atomic_compare_exchange_strong_explicit(page, &p, fresh, memory_order_acq_rel, memory_order_acquire)) {
+            p = fresh;
+        } else {
+            free(fresh);
+        }
+    }
+    p[n % NUMBER_PAGE] = tag | (n << NUMBER_SHIFT);
+    return n;
+}
+
+static int64_t make_class_tag(jint array_type, int64_t bits)
+{
+    int64_t tag = (next_seq() << SEQ_SHIFT) | CLASS_BIT | bits | (((int64_t)array_type & ARRAY_TYPE_MASK) << FIELD_SHIFT);
+    return tag | (number_class(tag) << NUMBER_SHIFT);
+}
+
+int64_t ids_next_class(jint array_type) { return make_class_tag(array_type, 0); }
+
+uint32_t ids_class_number(int64_t class_tag)
+{
+    if (class_tag == 0 || !ids_is_class(class_tag)) {
+        return IDREC_UNKNOWN;
+    }
+    return (uint32_t)((class_tag >> NUMBER_SHIFT) & NUMBER_MASK);
+}
+
+/* The class tag numbered n; 0 when none is. */
+static int64_t class_numbered(uint32_t n)
+{
+    if (n <= IDREC_UNKNOWN || n > NUMBER_MASK) {
+        return 0;
+    }
+    int64_t *p = atomic_load_explicit(&number_pages[n / NUMBER_PAGE], memory_order_acquire);
+    return p != NULL ? p[n % NUMBER_PAGE] : 0;
+}
+
+ids_object_state ids_object_class(int64_t tag, int64_t *class_tag)
+{
+    *class_tag = 0;
+    if (tag == 0 || ids_is_class(tag) || !ids_was_issued(tag)) {
+        return IDS_OBJECT_GONE;
+    }
+    uint32_t n = idrec_get(ids_sequence(tag));
+    if (n == IDREC_NONE) {
+        return IDS_OBJECT_GONE;
+    }
+    *class_tag = class_numbered(n);
+    return *class_tag != 0 ? IDS_OBJECT_LIVE : IDS_OBJECT_UNKNOWN;
+}
+
+void ids_set_object_class(int64_t tag, int64_t class_tag)
+{
+    if (tag != 0 && !ids_is_class(tag)) {
+        idrec_set(ids_sequence(tag), ids_class_number(class_tag));
+    }
 }
 
 bool ids_is_class(int64_t tag) { return (tag & CLASS_BIT) != 0; }
@@ -165,8 +256,9 @@ bool ids_was_issued(int64_t tag)
 
 jint ids_array_type(int64_t class_tag)
 {
-    return ids_is_class(class_tag) && !ids_is_pending_class(class_tag) ? (jint)((class_tag >> FIELD_SHIFT) & 0xffff)
-                                                                       : 0;
+    return ids_is_class(class_tag) && !ids_is_pending_class(class_tag)
+               ? (jint)((class_tag >> FIELD_SHIFT) & ARRAY_TYPE_MASK)
+               : 0;
 }
 
 /* When remove is set, the entry of a big object is dropped as it is read. */
@@ -205,6 +297,22 @@ void ids_forget(int64_t tag)
         return;
     }
     count_live(-1, -size_of(tag, true));
+    idrec_drop(ids_sequence(tag));
+}
+
+void ids_uncount(int64_t tag)
+{
+    if (tag != 0 && !ids_is_class(tag)) {
+        count_live(-1, -size_of(tag, false));
+    }
+}
+
+void ids_drop_uncounted(int64_t tag)
+{
+    if (tag != 0 && !ids_is_class(tag)) {
+        size_of(tag, true);
+        idrec_drop(ids_sequence(tag));
+    }
 }
 
 void ids_count_class_object(jlong size, bool gone) { count_live(gone ? -1 : 1, gone ? -size : size); }

@@ -125,8 +125,7 @@ static jint request_object_alloc(jobjectID id)
     }
     /* A class ID is the ID of its java.lang.Class object (the JVMPI
      * specification), which the class record describes. */
-    bool known = ids_is_class(seam_tag_from_id(id)) ? defs_class_object_info(id, &info)
-                                                     : seam_object_info_of(env, id, &info);
+    bool known = defs_object_info(env, id, &info);
     if (!known) {
         if (ids_was_issued(seam_tag_from_id(id))) {
             /* Collected, its OBJECT_FREE still to come in the next GC window:

@@ -28,14 +28,26 @@
 static inline jobjectID seam_id_from_tag(int64_t tag) { return (jobjectID)(uintptr_t)tag; }
 static inline int64_t seam_tag_from_id(jobjectID id) { return (int64_t)(uintptr_t)id; }
 
-/* Tag for a new object of size bytes; counts it as live. */
-int64_t ids_next_object(jlong size);
+/* Tag for a new object of size bytes, of the class tagged class_tag (0 when
+ * that class has no tag); counts it as live and records its class. */
+int64_t ids_next_object(jlong size, int64_t class_tag);
 /* Tag for an object that gets its ID without an OBJECT_ALLOC (a heap walk,
  * jobject2jobjectID, a monitor's, reference's or thread's object); counted
  * as live.  jvmpi/defs.c announces it before the first event that names it. */
-int64_t ids_next_unannounced_object(jlong size);
+int64_t ids_next_unannounced_object(jlong size, int64_t class_tag);
 /* Same, not counted until ids_count (held back until its class is linked). */
-int64_t ids_next_object_uncounted(jlong size);
+int64_t ids_next_object_uncounted(jlong size, int64_t class_tag);
+/* What the layer knows of an object ID without asking JVM TI. */
+typedef enum ids_object_state {
+    IDS_OBJECT_LIVE,    /* *class_tag is its class's tag */
+    IDS_OBJECT_GONE,    /* freed, never an object's ID, or a class ID */
+    IDS_OBJECT_UNKNOWN  /* live, its class not recorded: ask JVM TI */
+} ids_object_state;
+ids_object_state ids_object_class(int64_t tag, int64_t *class_tag);
+/* The object's class got its tag (it was not linked when the object got its ID). */
+void ids_set_object_class(int64_t tag, int64_t class_tag);
+/* A class's number, kept in its tag and in each of its objects' records. */
+uint32_t ids_class_number(int64_t class_tag);
 /* Whether an object tag was made by one of the two above. */
 bool ids_is_unannounced(int64_t tag);
 /* Whether tag has the form of a tag the layer made, and a sequence number
@@ -56,8 +68,13 @@ bool ids_is_pending_class(int64_t tag);
 jint ids_array_type(int64_t class_tag);
 /* Size recorded in an object's tag; 0 for class tags. */
 jlong ids_object_size(int64_t tag);
-/* An object tag's object is gone: no longer counted.  Class tags are ignored. */
+/* An object tag's object is gone: no longer counted, its record dropped.
+ * Class tags are ignored. */
 void ids_forget(int64_t tag);
+/* No longer counted, still recorded (held back until its class is linked). */
+void ids_uncount(int64_t tag);
+/* An object uncounted by ids_uncount is gone: its record dropped. */
+void ids_drop_uncounted(int64_t tag);
 /* A class's java.lang.Class object (size bytes) got its class ID, or (gone)
  * its class was unloaded: Class objects count as live objects too. */
 void ids_count_class_object(jlong size, bool gone);

@@ -148,6 +148,8 @@ void JNICALL bk_on_native_bind(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 /* objects.c */
 /* The object's tag, giving it one (sized, counted) when it has none; 0 on failure. */
 jlong bk_object_tag(JNIEnv *env, jobject obj);
+/* A class's tag (its class ID), giving it one if it has none; 0 when it cannot have one. */
+jlong bk_class_tag(JNIEnv *env, jclass klass);
 
 /* jnirefs.c */
 /* Puts the reporting JNI function table in place (VM init, live phase). */

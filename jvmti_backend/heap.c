@@ -221,6 +221,8 @@ static jlong allocated_class_tag(JNIEnv *env, jclass klass)
     return class_tag;
 }
 
+jlong bk_class_tag(JNIEnv *env, jclass klass) { return allocated_class_tag(env, klass); }
+
 jlong bk_class_class_tag(void) { return class_class_tag; }
 
 jobjectID seam_class_class_id(void) { return class_class_tag != 0 ? seam_id_from_tag(class_class_tag) : NULL; }
@@ -258,7 +260,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
      * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/dispatch.c). */
     if (!alloc_quiet && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
         describe_tagged_class(env, class_tag, klass, &info)) {
-        jlong tag = ids_next_object(size);
+        jlong tag = ids_next_object(size, class_tag);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
             info.size = size;
@@ -433,6 +435,7 @@ void bk_heap_class_linked(JNIEnv *env, jlong placeholder, jobjectID class_id)
     }
     for (int i = 0; i < n; i++) {
         ids_count(seam_tag_from_id(list[i].id));
+        ids_set_object_class(seam_tag_from_id(list[i].id), seam_tag_from_id(class_id));
         layer_object_alloc(env, &list[i]);
     }
     free(list);
@@ -471,9 +474,10 @@ static jint JNICALL list_object(jlong class_tag, jlong size, jlong *tag_ptr, jin
     if (ids_is_pending_class(class_tag)) {
         /* An instance of a class not linked yet: held back, see pending_add. */
         if (*tag_ptr == 0) {
-            *tag_ptr = ids_next_object_uncounted(size); /* counted once announced */
+            *tag_ptr = ids_next_object_uncounted(size, class_tag); /* counted once announced */
         } else {
-            ids_forget(*tag_ptr);
+            ids_uncount(*tag_ptr);
+            ids_set_object_class(*tag_ptr, class_tag);
         }
         if (!pending_add(*tag_ptr, class_tag, size)) {
             h->out_of_memory = true;
@@ -497,7 +501,7 @@ static jint JNICALL list_object(jlong class_tag, jlong size, jlong *tag_ptr, jin
         h->cap = cap;
     }
     if (*tag_ptr == 0) {
-        *tag_ptr = ids_next_object(size);
+        *tag_ptr = ids_next_object(size, class_tag);
     }
     seam_object_info *o = &h->list[h->count];
     memset(o, 0, sizeof *o);
@@ -580,6 +584,7 @@ void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag)
     BEGIN_CALLBACK();
     if (bk_heap_pending_freed(tag)) {
         /* never announced nor counted, so no OBJECT_FREE either */
+        ids_drop_uncounted(tag);
     } else {
         layer_object_freed(tag);
     }

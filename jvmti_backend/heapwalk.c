@@ -50,7 +50,7 @@ static jlong name_object(walk *w, jlong class_tag, jlong size, jlong *tag_ptr, j
             w->orphans++;
             return 0;
         }
-        tag = ids_next_unannounced_object(size);
+        tag = ids_next_unannounced_object(size, class_tag);
         *tag_ptr = tag;
     }
     if (ids_is_pending_class(tag)) {

@@ -59,13 +59,22 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
 jlong bk_object_tag(JNIEnv *env, jobject obj)
 {
     jlong tag = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, obj, &tag)) || tag != 0) {
+        return tag;
+    }
+    /* Its class is looked up before the lock: that may define the class. */
+    jclass klass = (*env)->GetObjectClass(env, obj);
+    jlong class_tag = klass != NULL ? bk_class_tag(env, klass) : 0;
+    if (klass != NULL) {
+        (*env)->DeleteLocalRef(env, klass);
+    }
     {
         pthread_mutex_lock(&tag_lock);
         JVMTI_CALL(bk.jvmti, GetTag, obj, &tag);
         if (tag == 0) {
             jlong size = 0;
             JVMTI_CALL(bk.jvmti, GetObjectSize, obj, &size);
-            tag = ids_next_unannounced_object(size);
+            tag = ids_next_unannounced_object(size, class_tag);
             if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, obj, tag))) {
                 ids_forget(tag);
                 tag = 0;

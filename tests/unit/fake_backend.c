@@ -233,6 +233,7 @@ jlong seam_heap_capacity(JNIEnv *env) { return fake.heap_capacity; }
 
 bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
 {
+    fake.object_info_calls++;
     for (int i = 0; i < fake.object_count; i++) {
         if (fake.objects[i].id == id) {
             *out = fake.objects[i];

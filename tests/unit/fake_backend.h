@@ -53,6 +53,7 @@ typedef struct {
     /* seam_object_info_of answers from here: the object whose id matches */
     seam_object_info objects[8];
     int object_count;
+    int object_info_calls; /* seam_object_info_of: the JVM TI scan */
     /* seam_heap_objects returns a copy of objects[0..object_count) */
     int heap_objects_calls;
 

@@ -107,7 +107,7 @@ static void define(jobjectID id, const char *name, jlong object_size)
  * whether the start-up replay's events stay recorded. */
 static void go_live_keeping(bool keep)
 {
-    fake_thread(ENV_MAIN, seam_id_from_tag(ids_next_object(96)), "main");
+    fake_thread(ENV_MAIN, seam_id_from_tag(ids_next_object(96, 0)), "main");
     define(class_class, "java.lang.Class", 160);
     define(string_class, "java.lang.String", 520);
     layer_vm_init(ENV_MAIN);
@@ -144,6 +144,51 @@ START_TEST(test_request_object_alloc_of_a_class)
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, class_class), JVMPI_SUCCESS);
     ck_assert_ptr_eq(recs[1].id, class_class);
     ck_assert_ptr_eq(recs[1].class_id, class_class);
+}
+END_TEST
+
+/* RequestEvent(OBJECT_ALLOC) for objects is answered from the layer's own
+ * records (the object's class by its ID), never by the backend's scan of
+ * every tag; a freed ID, or one never handed out, fails at once. */
+START_TEST(test_request_object_alloc_without_a_scan)
+{
+    go_live();
+    int64_t ints_tag = ids_next_class(JVMPI_INT), strings_tag = ids_next_class(JVMPI_CLASS);
+    seam_class_info *ints = fake_class(seam_id_from_tag(ints_tag), "[I", 0, 0, 0);
+    ints->array_type = JVMPI_INT;
+    layer_class_defined(ints);
+    seam_class_info *strings = fake_class(seam_id_from_tag(strings_tag), "[Ljava.lang.String;", 0, 0, 0);
+    strings->array_type = JVMPI_CLASS;
+    strings->element_id = string_class;
+    layer_class_defined(strings);
+    jobjectID s = seam_id_from_tag(ids_next_object(24, seam_tag_from_id(string_class)));
+    jobjectID a = seam_id_from_tag(ids_next_unannounced_object(56, ints_tag));
+    jobjectID r = seam_id_from_tag(ids_next_object(32, strings_tag));
+    fake.object_count = 0;
+    fake.object_info_calls = 0;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, s), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, a), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, r), JVMPI_SUCCESS);
+    ck_assert_int_eq(nrec(), 3);
+    ck_assert(recs[0].id == s && recs[0].class_id == string_class && recs[0].is_array == JVMPI_NORMAL_OBJECT);
+    ck_assert_int_eq(recs[0].size, 24);
+    ck_assert(recs[1].id == a && recs[1].class_id == NULL && recs[1].is_array == JVMPI_INT);
+    ck_assert_int_eq(recs[1].size, 56);
+    ck_assert(recs[2].id == r && recs[2].class_id == string_class && recs[2].is_array == JVMPI_CLASS);
+    ck_assert_int_eq(fake.object_info_calls, 0);
+
+    layer_object_freed(seam_tag_from_id(s));
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, s), JVMPI_FAIL);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, (jobjectID)((char *)r + (1 << 20))), JVMPI_FAIL);
+    ck_assert_int_eq(fake.object_info_calls, 0);
+    ck_assert_int_eq(nrec(), 3);
+
+    /* An object whose class the layer could not record: asked of the backend. */
+    jobjectID o = seam_id_from_tag(ids_next_object(16, 0));
+    fake.objects[0] = (seam_object_info){o, string_class, JVMPI_NORMAL_OBJECT, 16};
+    fake.object_count = 1;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, o), JVMPI_SUCCESS);
+    ck_assert_int_eq(fake.object_info_calls, 1);
 }
 END_TEST
 
@@ -226,8 +271,8 @@ START_TEST(test_late_object_announced_once)
     enable(JVMPI_EVENT_GC_START);
     enable(JVMPI_EVENT_GC_FINISH);
     go_live();
-    jobjectID late = seam_id_from_tag(ids_next_unannounced_object(40));
-    jobjectID never_named = seam_id_from_tag(ids_next_unannounced_object(40));
+    jobjectID late = seam_id_from_tag(ids_next_unannounced_object(40, 0));
+    jobjectID never_named = seam_id_from_tag(ids_next_unannounced_object(40, 0));
     fake.objects[0] = (seam_object_info){late, string_class, JVMPI_NORMAL_OBJECT, 40};
     fake.object_count = 1;
     jmethodID m = (jmethodID)(uintptr_t)0x1000;
@@ -258,6 +303,7 @@ static Suite *defs_suite(void)
     TCase *tc = tcase_create("defs");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_request_object_alloc_of_a_class);
+    tcase_add_test(tc, test_request_object_alloc_without_a_scan);
     tcase_add_test(tc, test_class_object_before_its_class);
     tcase_add_test(tc, test_method_class_defined_first);
     tcase_add_test(tc, test_late_object_announced_once);

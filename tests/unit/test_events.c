@@ -481,7 +481,7 @@ START_TEST(test_deliver_reads_notify_late)
     events_deliver(ENV_A, &ev); /* no handler yet: dropped, no crash */
     ck_assert_int_eq(calls_a, 0);
 
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a"); /* the calling thread */
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a"); /* the calling thread */
     iface.NotifyEvent = notify_a;
     ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
     events_deliver(ENV_A, &ev);
@@ -525,7 +525,7 @@ START_TEST(test_deliver_names_known_threads)
     iface.NotifyEvent = notify_a;
     events_set_interface(&iface);
     ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a");
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     layer_vm_init(ENV_A);
 
     /* a thread the VM hides (adopt answers false): A stands in */
@@ -541,7 +541,7 @@ START_TEST(test_deliver_names_known_threads)
 
     /* a Java thread the backend can record: its events are its own */
     fake.adopt_name = "b";
-    fake.adopt_id = seam_id_from_tag(ids_next_object(16));
+    fake.adopt_id = seam_id_from_tag(ids_next_object(16, 0));
     deliver_on_new_thread(ENV_B);
     ck_assert_int_eq(calls_a, 3);
     ck_assert_int_eq(fake.adopt_calls, 2);
@@ -557,7 +557,7 @@ START_TEST(test_quiet_and_internal_threads_send_nothing)
     iface.NotifyEvent = notify_a;
     events_set_interface(&iface);
     ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16)), "a");
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
     events_quiet_begin();
     events_deliver(ENV_A, &ev);

@@ -217,7 +217,7 @@ START_TEST(test_window_after_collection)
     go_live();
     int64_t t[4];
     for (int i = 0; i < 4; i++) {
-        t[i] = ids_next_object(24);
+        t[i] = ids_next_object(24, 0);
     }
     ck_assert_int_eq(gc_window_wait_ms(), -1);
     collection(t, 3);
@@ -258,7 +258,7 @@ START_TEST(test_late_frees_join_the_window)
 {
     enable_gc_events();
     go_live();
-    int64_t t[2] = {ids_next_object(16), ids_next_object(16)};
+    int64_t t[2] = {ids_next_object(16, 0), ids_next_object(16, 0)};
     late_tag = t[1];
     collection(t, 1);
     gc_set_settle_observer(post_while_settling);
@@ -272,7 +272,7 @@ END_TEST
 
 static void *allocate_on_other_thread(void *arg)
 {
-    seam_object_info info = {seam_id_from_tag(ids_next_object(24)), NULL, JVMPI_INT, 24};
+    seam_object_info info = {seam_id_from_tag(ids_next_object(24, 0)), NULL, JVMPI_INT, 24};
     layer_object_alloc(ENV(1), &info);
     return NULL;
 }
@@ -309,8 +309,8 @@ START_TEST(test_window_waits_for_running_handlers)
     enable(JVMPI_EVENT_OBJECT_ALLOC);
     enable_gc_events();
     go_live();
-    window_frees[0] = ids_next_object(16);
-    window_frees[1] = ids_next_object(16);
+    window_frees[0] = ids_next_object(16, 0);
+    window_frees[1] = ids_next_object(16, 0);
     atomic_store(&block_type, JVMPI_EVENT_OBJECT_ALLOC);
     pthread_t allocator, collector;
     ck_assert_int_eq(pthread_create(&allocator, NULL, allocate_on_other_thread, NULL), 0);
@@ -332,8 +332,8 @@ START_TEST(test_deliveries_wait_for_the_window)
     enable(JVMPI_EVENT_OBJECT_ALLOC);
     enable_gc_events();
     go_live();
-    window_frees[0] = ids_next_object(16);
-    window_frees[1] = ids_next_object(16);
+    window_frees[0] = ids_next_object(16, 0);
+    window_frees[1] = ids_next_object(16, 0);
     atomic_store(&block_type, JVMPI_EVENT_GC_START);
     pthread_t allocator, collector;
     ck_assert_int_eq(pthread_create(&collector, NULL, collect_and_deliver, NULL), 0);
@@ -354,7 +354,7 @@ START_TEST(test_class_tags_are_not_objects)
     enable_gc_events();
     go_live();
     int64_t cls = ids_next_class(0);
-    int64_t obj = ids_next_object(32);
+    int64_t obj = ids_next_object(32, 0);
     int64_t both[2] = {cls, obj};
     collection(both, 2);
     gc_deliver_due(ENV_MAIN);
@@ -368,7 +368,7 @@ START_TEST(test_free_off_still_counts)
     enable(JVMPI_EVENT_GC_START);
     enable(JVMPI_EVENT_GC_FINISH);
     go_live();
-    int64_t t[2] = {ids_next_object(16), ids_next_object(40)};
+    int64_t t[2] = {ids_next_object(16, 0), ids_next_object(40, 0)};
     collection(t, 1);
     gc_deliver_due(ENV_MAIN);
     ck_assert_int_eq(nrec(), 2);
@@ -383,7 +383,7 @@ START_TEST(test_disabled_gc_holds_windows_back)
 {
     enable_gc_events();
     go_live();
-    int64_t t[2] = {ids_next_object(16), ids_next_object(16)};
+    int64_t t[2] = {ids_next_object(16, 0), ids_next_object(16, 0)};
     pi->DisableGC();
     pi->DisableGC();
     collection(t, 2);
@@ -413,7 +413,7 @@ START_TEST(test_run_gc_delivers_before_returning)
     enable_gc_events();
     go_live();
     for (int i = 0; i < 3; i++) {
-        gc_frees[i] = ids_next_object(16);
+        gc_frees[i] = ids_next_object(16, 0);
     }
     fake.on_force_gc = vm_collects;
     pi->RunGC();
@@ -442,7 +442,7 @@ START_TEST(test_run_gc_from_a_gc_handler)
     enable_gc_events();
     go_live();
     for (int i = 0; i < 3; i++) {
-        gc_frees[i] = ids_next_object(16);
+        gc_frees[i] = ids_next_object(16, 0);
     }
     run_gc_in_gc_start = true;
     fake.on_force_gc = vm_collects;
@@ -459,7 +459,7 @@ START_TEST(test_stray_frees_wait_a_while)
 {
     enable_gc_events();
     go_live();
-    layer_object_freed(ids_next_object(16));
+    layer_object_freed(ids_next_object(16, 0));
     long ms = gc_window_wait_ms();
     ck_assert_msg(ms > 0 && ms <= 500, "stray frees wait %ld ms", ms);
 }
@@ -473,7 +473,7 @@ START_TEST(test_last_window_at_vm_death)
     enable_gc_events();
     enable(JVMPI_EVENT_JVM_SHUT_DOWN);
     go_live();
-    int64_t t[3] = {ids_next_object(16), ids_next_object(16), ids_next_object(16)};
+    int64_t t[3] = {ids_next_object(16, 0), ids_next_object(16, 0), ids_next_object(16, 0)};
     layer_object_freed(t[0]); /* stray: its window would wait 500 ms */
     collection(&t[1], 1);
     layer_vm_death(ENV_MAIN);
@@ -493,7 +493,7 @@ START_TEST(test_no_last_window_without_frees)
     collection(NULL, 0);
     gc_deliver_due(ENV_MAIN);
     assert_window(0, NULL, 0);
-    int64_t t = ids_next_object(16);
+    int64_t t = ids_next_object(16, 0);
     pi->DisableGC();
     collection(&t, 1);
     layer_vm_death(ENV_MAIN);
@@ -510,7 +510,7 @@ START_TEST(test_alloc_event)
 {
     enable(JVMPI_EVENT_OBJECT_ALLOC);
     go_live();
-    seam_object_info o = {seam_id_from_tag(ids_next_object(24)), seam_id_from_tag(0x1000), JVMPI_NORMAL_OBJECT, 24};
+    seam_object_info o = {seam_id_from_tag(ids_next_object(24, 0)), seam_id_from_tag(0x1000), JVMPI_NORMAL_OBJECT, 24};
     layer_object_alloc(ENV_MAIN, &o);
     ck_assert_int_eq(nrec(), 1);
     ck_assert_int_eq(recs[0].type, JVMPI_EVENT_OBJECT_ALLOC);
@@ -535,7 +535,7 @@ START_TEST(test_alloc_announces_its_class)
     enable(JVMPI_EVENT_CLASS_LOAD);
     atomic_store(&n_recs, 0);
     for (int i = 0; i < 3; i++) {
-        seam_object_info o = {seam_id_from_tag(ids_next_object(16)), cls, JVMPI_NORMAL_OBJECT, 16};
+        seam_object_info o = {seam_id_from_tag(ids_next_object(16, 0)), cls, JVMPI_NORMAL_OBJECT, 16};
         layer_object_alloc(ENV_MAIN, &o);
     }
     ck_assert_int_eq(nrec(), 4);
@@ -550,7 +550,7 @@ END_TEST
 START_TEST(test_request_object_alloc)
 {
     go_live();
-    jobjectID obj = seam_id_from_tag(ids_next_object(48));
+    jobjectID obj = seam_id_from_tag(ids_next_object(48, 0));
     fake.objects[0] = (seam_object_info){obj, NULL, JVMPI_INT, 48};
     fake.object_count = 1;
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, obj), JVMPI_SUCCESS);
@@ -561,7 +561,7 @@ START_TEST(test_request_object_alloc)
     ck_assert_int_eq(recs[0].size, 48);
     ck_assert(pthread_equal(recs[0].thread, pthread_self()));
     /* no such object, a class ID, NULL: refused, nothing sent */
-    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, seam_id_from_tag(ids_next_object(8))), JVMPI_FAIL);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, seam_id_from_tag(ids_next_object(8, 0))), JVMPI_FAIL);
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, CLASS_A), JVMPI_FAIL);
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_FAIL);
     ck_assert_int_eq(nrec(), 1);
@@ -579,7 +579,7 @@ START_TEST(test_startup_replay_order)
     replay_class = seam_id_from_tag(ids_next_class(0));
     fake.on_define_loaded = define_replay_class;
     for (int i = 0; i < 3; i++) {
-        fake.objects[i] = (seam_object_info){seam_id_from_tag(ids_next_object(16)), replay_class, 0, 16};
+        fake.objects[i] = (seam_object_info){seam_id_from_tag(ids_next_object(16, 0)), replay_class, 0, 16};
     }
     fake.object_count = 3;
     enable(JVMPI_EVENT_OBJECT_ALLOC);

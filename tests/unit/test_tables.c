@@ -65,7 +65,7 @@ START_TEST(test_ids_increasing)
 {
     int64_t prev = 0;
     for (int i = 0; i < 1000; i++) {
-        int64_t id = ids_next_object(24);
+        int64_t id = ids_next_object(24, 0);
         ck_assert_msg(id != 0, "ids_next_* returned 0");
         ck_assert_msg(id > prev, "ids_next_* %lld after %lld", (long long)id, (long long)prev);
         /* ids.c: IDs look like aligned pointers so pointer-hashing agents spread them */
@@ -96,10 +96,10 @@ START_TEST(test_ids_tag_layout)
     ck_assert_int_eq(ids_array_type(refs), JVMPI_CLASS);
     ck_assert_int_eq(ids_object_size(ints), 0);
 
-    int64_t small = ids_next_object(24);
-    int64_t odd = ids_next_object(13); /* rounded up to the 8 bytes HotSpot aligns to */
-    int64_t big = ids_next_object((jlong)300 << 20);
-    int64_t huge = ids_next_object((jlong)5 << 30);
+    int64_t small = ids_next_object(24, 0);
+    int64_t odd = ids_next_object(13, 0); /* rounded up to the 8 bytes HotSpot aligns to */
+    int64_t big = ids_next_object((jlong)300 << 20, 0);
+    int64_t huge = ids_next_object((jlong)5 << 30, 0);
     ck_assert(!ids_is_class(small) && !ids_is_class(big));
     ck_assert_int_eq(ids_array_type(small), 0);
     ck_assert_int_eq(ids_object_size(small), 24);
@@ -114,10 +114,10 @@ START_TEST(test_ids_tag_layout)
 
     /* Pointer-hashing agents drop the low 3 bits and take a modulus: IDs of
      * same-sized objects must still land in different buckets. */
-    int64_t a = ids_next_object(24), b = ids_next_object(24);
+    int64_t a = ids_next_object(24, 0), b = ids_next_object(24, 0);
     ck_assert_int_ne((a >> 3) % 64, (b >> 3) % 64);
     ck_assert_int_gt(a, 0);
-    ck_assert_int_gt(ids_next_object((jlong)60 << 20), 0); /* tags stay positive */
+    ck_assert_int_gt(ids_next_object((jlong)60 << 20, 0), 0); /* tags stay positive */
     ids_forget(a);
     ids_forget(b);
     ids_live(&objects, &bytes);
@@ -149,7 +149,7 @@ static void *id_worker(void *arg)
     b->increasing = b->nonzero = true;
     pthread_barrier_wait(&id_barrier);
     for (int i = 0; i < IDS_PER_THREAD; i++) {
-        b->ids[i] = ids_next_object(24);
+        b->ids[i] = ids_next_object(24, 0);
         if (b->ids[i] == 0) {
             b->nonzero = false;
         }
