@@ -13,6 +13,7 @@
 #include "events.h"
 #include "gate.h"
 #include "gc.h"
+#include "idrec.h"
 #include "interface.h"
 #include "loader.h"
 #include "log.h"
@@ -267,6 +268,12 @@ void layer_vm_death(JNIEnv *env)
     LOG_DEBUG("VM death");
     if (layer_phase() == LAYER_DEAD) {
         return;
+    }
+    if (log_level >= LOG_LEVEL_INFO) {
+        idrec_stats st;
+        idrec_get_stats(&st);
+        LOG_INFO("object records at VM death: %zu live, %zu bytes (%.1f a record), %zu dense blocks", st.records,
+                 st.bytes, st.records ? (double)st.bytes / (double)st.records : 0.0, st.dense_blocks);
     }
     if (events_enabled(JVMPI_EVENT_OBJECT_FREE) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
         seam_post_pending_frees(env);

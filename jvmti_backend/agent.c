@@ -308,7 +308,8 @@ void seam_halt(jint code)
 static bool create_envs(JavaVM *vm)
 {
     if ((*vm)->GetEnv(vm, (void **)&bk.jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
-        (*vm)->GetEnv(vm, (void **)&bk.jvmti_cls, JVMTI_VERSION_1_2) != JNI_OK) {
+        (*vm)->GetEnv(vm, (void **)&bk.jvmti_cls, JVMTI_VERSION_1_2) != JNI_OK ||
+        (*vm)->GetEnv(vm, (void **)&bk.jvmti_find, JVMTI_VERSION_1_2) != JNI_OK) {
         LOG_ERROR("this VM offers no JVM TI 1.2 environment: the layer cannot run");
         return false;
     }
@@ -331,6 +332,11 @@ static bool create_envs(JavaVM *vm)
     caps.can_tag_objects = 1;
     caps.can_generate_object_free_events = 1;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_cls, AddCapabilities, &caps))) {
+        return false;
+    }
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti_find, AddCapabilities, &caps))) {
         return false;
     }
 

@@ -16,6 +16,7 @@ typedef struct {
     JavaVM *vm;
     jvmtiEnv *jvmti;      /* events, object tags, everything else */
     jvmtiEnv *jvmti_cls;  /* only class tags and their ObjectFree: class unloads */
+    jvmtiEnv *jvmti_find; /* no tags but while finder.c builds its index */
     jint (JNICALL *vm_get_env)(JavaVM *, void **, jint);  /* the VM's own GetEnv */
     jobject internal_thread; /* global ref to the layer's delivery thread */
     /* which costly OnLoad-only capabilities were taken (agent.c) */
@@ -144,6 +145,11 @@ void JNICALL bk_on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
                                   jboolean timed_out);
 void JNICALL bk_on_native_bind(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, void *address,
                                void **new_address);
+
+/* finder.c */
+/* A local ref to the object with tag (an object or a class tag); NULL when
+ * no live object has it.  Constant time once finder.c's index is built. */
+jobject bk_object_of_tag(JNIEnv *env, jlong tag);
 
 /* objects.c */
 /* The object's tag, giving it one (sized, counted) when it has none; 0 on failure. */

@@ -282,32 +282,23 @@ bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
     if (recent_info(id, out)) {
         return true;
     }
-    /* JVM TI finds an object by its tag only by scanning every tag. */
-    jlong tag = seam_tag_from_id(id);
-    jint count = 0;
-    jobject *objects = NULL;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectsWithTags, 1, &tag, &count, &objects, NULL))) {
+    jobject obj = bk_object_of_tag(env, seam_tag_from_id(id));
+    if (obj == NULL) {
         return false;
     }
     bool ok = false;
-    if (count > 0) {
-        jclass klass = (*env)->GetObjectClass(env, objects[0]);
-        jlong size = 0;
-        memset(out, 0, sizeof *out);
-        if (klass != NULL && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, objects[0], &size)) &&
-            describe_class(env, klass, out)) {
-            out->id = id;
-            out->size = size;
-            ok = true;
-        }
-        if (klass != NULL) {
-            (*env)->DeleteLocalRef(env, klass);
-        }
+    jclass klass = (*env)->GetObjectClass(env, obj);
+    jlong size = 0;
+    memset(out, 0, sizeof *out);
+    if (klass != NULL && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, obj, &size)) && describe_class(env, klass, out)) {
+        out->id = id;
+        out->size = size;
+        ok = true;
     }
-    for (jint i = 0; i < count; i++) {
-        (*env)->DeleteLocalRef(env, objects[i]);
+    if (klass != NULL) {
+        (*env)->DeleteLocalRef(env, klass);
     }
-    bk_deallocate(objects);
+    (*env)->DeleteLocalRef(env, obj);
     return ok;
 }
 

@@ -304,21 +304,6 @@ static bool single_record(JNIEnv *env, walk *w, jobject obj)
     return heapstore_add_rec(w, w->only_tag, ctag, size, length) == 0;
 }
 
-static jobject object_of_tag(JNIEnv *env, jlong tag)
-{
-    jint n = 0;
-    jobject *found = NULL;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectsWithTags, 1, &tag, &n, &found, NULL))) {
-        return NULL;
-    }
-    jobject obj = n > 0 ? found[0] : NULL;
-    for (jint i = 1; i < n; i++) {
-        (*env)->DeleteLocalRef(env, found[i]);
-    }
-    bk_deallocate(found);
-    return obj;
-}
-
 bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
 {
     memset(out, 0, sizeof *out);
@@ -334,7 +319,7 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
     int n_grefs = 0;
     bk_global_ref *grefs = only == NULL ? bk_global_refs(env, &n_grefs) : NULL;
     if (only != NULL) {
-        obj = object_of_tag(env, seam_tag_from_id(only));
+        obj = bk_object_of_tag(env, seam_tag_from_id(only));
         if (obj == NULL) {
             free(p);
             return false;

@@ -11,17 +11,7 @@ static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
 
 jobject seam_object_from_id(JNIEnv *env, jobjectID id)
 {
-    jlong tag = seam_tag_from_id(id);
-    jint count = 0;
-    jobject *objects = NULL;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectsWithTags, 1, &tag, &count, &objects, NULL))) {
-        return NULL;
-    }
-    jobject obj = count > 0 ? objects[0] : NULL;
-    for (jint i = 1; i < count; i++) {
-        (*env)->DeleteLocalRef(env, objects[i]);
-    }
-    bk_deallocate(objects);
+    jobject obj = bk_object_of_tag(env, seam_tag_from_id(id));
     if (obj == NULL) {
         LOG_ERROR("jobjectID2jobject: no live object has ID %p", (void *)id);
     }

@@ -1,0 +1,84 @@
+#!/bin/bash
+# bench/requests.sh - what a dump-based legacy profiler pays to learn each
+# object of a heap dump: a level-0 HEAP_DUMP, then one
+# RequestEvent(OBJECT_ALLOC) per object it names (agents/dump_requests.c),
+# on heaps of a known number of live objects (java/LiveHeap.java).  A
+# benchmark, not a test: it prints numbers, it never fails on them.  See
+# bench/README.md.
+#
+# Printed for each heap size and for both ways an object gets its ID
+# ("dump": the heap dump gives it, OBJECT_ALLOC being off; "alloc": its
+# OBJECT_ALLOC gave it, so the survivors' IDs are spread over the IDs of
+# the garbage made between them): the objects requested, the failures, the
+# dump's time, the mean time of one request, and the memory the layer
+# keeps for its records of objects' classes, per live object (the layer's
+# own count, from its log at VM death).  Medians of REPS rounds.
+#
+# Environment:
+#   BUILD_DIR  build directory (default build), configured and built if needed
+#   JAVA_HOME  JDK to measure (default /usr/lib/jvm/java-17-openjdk-amd64)
+#   SIZES      live objects (default "100000 1000000 4000000")
+#   MODES      "dump alloc" (default) or one of them
+#   REPS       rounds (default 3)
+#   LAYER      a libjvmpi.so to measure instead of the tree's
+#   BENCH_WORK scratch directory (default $BUILD_DIR/bench/requests)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+SIZES=${SIZES:-100000 1000000 4000000}
+MODES=${MODES:-dump alloc}
+REPS=${REPS:-3}
+WORK=${BENCH_WORK:-$BUILD_DIR/bench/requests}
+
+say() { echo "requests.sh: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+mkdir -p "$WORK"
+[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
+fi
+cmake --build "$BUILD_DIR" --target bench -j2 >"$WORK/build.log" 2>&1 || die "build failed (see $WORK/build.log)"
+if [ -z "${LAYER:-}" ]; then
+  cmake --build "$BUILD_DIR" --target jvmpi -j2 >>"$WORK/build.log" 2>&1 || die "the layer did not build (see $WORK/build.log)"
+  LAYER=$BUILD_DIR/lib/libjvmpi.so
+fi
+[ -f "$LAYER" ] || die "no $LAYER"
+AGENT=$BUILD_DIR/lib/bench/libdump_requests.so
+[ -x /usr/bin/time ] || { say "installing time"; apt-get install -y -q time >"$WORK/apt.log" 2>&1 || die "apt-get install time failed"; }
+
+# one run: size mode round -> "objects failed dump_ms request_ns bytes_per_record"
+run() {
+  local n=$1 mode=$2 r=$3 d=$WORK/$1-$2-$3
+  rm -rf "$d"; mkdir -p "$d"
+  local opts="out=$d/result,go=$d/go,done=$d/done"
+  [ "$mode" = alloc ] && opts="$opts,alloc"
+  local heap=$(( n / 1000000 + 1 ))g
+  if ! JVMPI_LAYER_OPTIONS="log=info,logfile=$d/layer.log" timeout 1800 \
+       "$JAVA_HOME/bin/java" -Xmx$(( ${heap%g} * 2 ))g -agentpath:"$LAYER=$AGENT:$opts" \
+       -cp "$BUILD_DIR/bench/classes" LiveHeap "$n" "$d/go" "$d/done" >"$d/stdout" 2>"$d/stderr"; then
+    say "run $n $mode $r failed (see $d)"; echo "n/a n/a n/a n/a n/a"; return
+  fi
+  local line per
+  line=$(cat "$d/result" 2>/dev/null || true)
+  per=$(sed -n 's/.*object records at VM death: .*(\([0-9.]*\) a record).*/\1/p' "$d/layer.log" | tail -1)
+  echo "$line" | sed -n "s/.*objects=\([0-9]*\) ok=[0-9]* failed=\([0-9]*\) dump_ms=\([0-9]*\) request_ns=\([0-9]*\).*/\1 \2 \3 \4 ${per:-n\/a}/p"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0 || v[1] == "n/a") print "n/a"; else print v[int((NR + 1) / 2)]}'; }
+
+echo "JDK $("$JAVA_HOME/bin/java" -version 2>&1 | head -1), layer $LAYER, $REPS rounds"
+printf '%-9s %-6s %10s %7s %9s %12s %14s\n' live mode requested failed "dump ms" "ns/request" "bytes/object"
+for n in $SIZES; do
+  for mode in $MODES; do
+    : >"$WORK/rows"
+    for r in $(seq 1 "$REPS"); do run "$n" "$mode" "$r" >>"$WORK/rows"; done
+    col() { awk -v c="$1" '{print $c}' "$WORK/rows" | median; }
+    printf '%-9s %-6s %10s %7s %9s %12s %14s\n' "$n" "$mode" "$(col 1)" "$(awk '{s += $2} END {print s + 0}' "$WORK/rows")" \
+      "$(col 3)" "$(col 4)" "$(col 5)"
+  done
+done
