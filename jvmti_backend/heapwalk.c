@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "heapsnap.h"
+#include "onedump.h"
 
 /* A walk meets objects of classes loaded after the classes were defined;
  * they are defined and the walk made again, this many times at most. */
@@ -335,6 +336,8 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         cb.array_primitive_value_callback = on_array_values;
     }
     bool walked = false;
+    /* One object is read through JNI (see onedump.c), else walked. */
+    bool by_jni = only != NULL && !is_class_id(seam_tag_from_id(only));
     for (int attempt = 0; attempt < MAX_WALKS; attempt++) {
         heapstore_walk_free(w);
         heapstore_arena_free(&w->mem);
@@ -346,6 +349,16 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         w->last_owner = -1;
         if (w->single && !single_record(env, w, obj)) {
             break;
+        }
+        if (by_jni) {
+            by_jni = false;
+            if (onedump_read(env, w, obj)) {
+                walked = true;
+                break;
+            }
+            LOG_DEBUG("OBJECT_DUMP of %p: not readable through JNI, walked instead", (void *)only);
+            attempt--;
+            continue;
         }
         if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, FollowReferences, 0, NULL, obj, &cb, w))) {
             break;
