@@ -20,6 +20,10 @@
 #   SIZES      live objects (default "100000 1000000 4000000")
 #   MODES      "dump alloc" (default) or one of them
 #   REPS       rounds (default 3)
+#   WHAT       what is asked of each object: alloc (default, RequestEvent of
+#              OBJECT_ALLOC), objdump (RequestEvent of OBJECT_DUMP) or jobject
+#              (jobjectID2jobject, then jobject2jobjectID back)
+#   MAX        at most this many requests, spread over the dump (default all)
 #   LAYER      a libjvmpi.so to measure instead of the tree's
 #   BENCH_WORK scratch directory (default $BUILD_DIR/bench/requests)
 set -euo pipefail
@@ -32,6 +36,8 @@ JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 SIZES=${SIZES:-100000 1000000 4000000}
 MODES=${MODES:-dump alloc}
 REPS=${REPS:-3}
+WHAT=${WHAT:-alloc}
+MAX=${MAX:-}
 WORK=${BENCH_WORK:-$BUILD_DIR/bench/requests}
 
 say() { echo "requests.sh: $*" >&2; }
@@ -57,6 +63,8 @@ run() {
   rm -rf "$d"; mkdir -p "$d"
   local opts="out=$d/result,go=$d/go,done=$d/done"
   [ "$mode" = alloc ] && opts="$opts,alloc"
+  opts="$opts,what=$WHAT"
+  [ -n "$MAX" ] && opts="$opts,max=$MAX"
   local heap=$(( n / 1000000 + 1 ))g
   if ! JVMPI_LAYER_OPTIONS="log=info,logfile=$d/layer.log" timeout 1800 \
        "$JAVA_HOME/bin/java" -Xmx$(( ${heap%g} * 2 ))g -agentpath:"$LAYER=$AGENT:$opts" \
@@ -66,12 +74,12 @@ run() {
   local line per
   line=$(cat "$d/result" 2>/dev/null || true)
   per=$(sed -n 's/.*object records at VM death: .*(\([0-9.]*\) a record).*/\1/p' "$d/layer.log" | tail -1)
-  echo "$line" | sed -n "s/.*objects=\([0-9]*\) ok=[0-9]* failed=\([0-9]*\) dump_ms=\([0-9]*\) request_ns=\([0-9]*\).*/\1 \2 \3 \4 ${per:-n\/a}/p"
+  echo "$line" | sed -n "s/.*objects=[0-9]* requests=\([0-9]*\) ok=[0-9]* failed=\([0-9]*\) dump_ms=\([0-9]*\) request_ns=\([0-9]*\).*/\1 \2 \3 \4 ${per:-n\/a}/p"
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0 || v[1] == "n/a") print "n/a"; else print v[int((NR + 1) / 2)]}'; }
 
-echo "JDK $("$JAVA_HOME/bin/java" -version 2>&1 | head -1), layer $LAYER, $REPS rounds"
+echo "JDK $("$JAVA_HOME/bin/java" -version 2>&1 | head -1), layer $LAYER, $REPS rounds, each object: $WHAT"
 printf '%-9s %-6s %10s %7s %9s %12s %14s\n' live mode requested failed "dump ms" "ns/request" "bytes/object"
 for n in $SIZES; do
   for mode in $MODES; do
