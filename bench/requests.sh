@@ -55,7 +55,6 @@ if [ -z "${LAYER:-}" ]; then
 fi
 [ -f "$LAYER" ] || die "no $LAYER"
 AGENT=$BUILD_DIR/lib/bench/libdump_requests.so
-[ -x /usr/bin/time ] || { say "installing time"; apt-get install -y -q time >"$WORK/apt.log" 2>&1 || die "apt-get install time failed"; }
 
 # one run: size mode round -> "objects failed dump_ms request_ns bytes_per_record"
 run() {
@@ -65,9 +64,8 @@ run() {
   [ "$mode" = alloc ] && opts="$opts,alloc"
   opts="$opts,what=$WHAT"
   [ -n "$MAX" ] && opts="$opts,max=$MAX"
-  local heap=$(( n / 1000000 + 1 ))g
   if ! JVMPI_LAYER_OPTIONS="log=info,logfile=$d/layer.log" timeout 1800 \
-       "$JAVA_HOME/bin/java" -Xmx$(( ${heap%g} * 2 ))g -agentpath:"$LAYER=$AGENT:$opts" \
+       "$JAVA_HOME/bin/java" -Xmx$(( (n / 1000000 + 1) * 2 ))g -agentpath:"$LAYER=$AGENT:$opts" \
        -cp "$BUILD_DIR/bench/classes" LiveHeap "$n" "$d/go" "$d/done" >"$d/stdout" 2>"$d/stderr"; then
     say "run $n $mode $r failed (see $d)"; echo "n/a n/a n/a n/a n/a"; return
   fi

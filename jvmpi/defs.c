@@ -244,7 +244,11 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 void defs_object_sent(jobjectID id)
 {
     int64_t tag = seam_tag_from_id(id);
-    if (!needs_record(tag)) {
+    /* Whether an object was announced matters only while OBJECT_ALLOC is on
+     * (and for Class objects, whose OBJECT_FREE is due only if announced):
+     * a dump-based agent requesting every object with it off must not leave
+     * a record behind for each. */
+    if (!needs_record(tag) || (!ids_is_class(tag) && !events_enabled(JVMPI_EVENT_OBJECT_ALLOC))) {
         return;
     }
     late_obj *o = late_get(tag);

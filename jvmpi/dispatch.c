@@ -114,13 +114,7 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
     ev.u.obj_alloc.obj_id = obj->id;
     events_deliver(env, &ev);
-    /* Whether an object was announced matters only while OBJECT_ALLOC is on
-     * (and for Class objects, whose OBJECT_FREE is due only if announced):
-     * a dump-based agent requesting every object with it off must not leave
-     * a record behind for each. */
-    if (events_enabled(JVMPI_EVENT_OBJECT_ALLOC) || ids_is_class(seam_tag_from_id(obj->id))) {
-        defs_object_sent(obj->id);
-    }
+    defs_object_sent(obj->id);
 }
 
 void dispatch_object_free(JNIEnv *env, jobjectID obj_id)

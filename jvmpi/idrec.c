@@ -209,12 +209,19 @@ static void open_block(int64_t block)
     pthread_setspecific(key, c);
 }
 
-static chunk *chunk_of(int64_t block)
+/* Under lock: seq's slot in its block's array, NULL when the block has
+ * none (its records are in the sparse table, or it never had any); *c is
+ * the block's chunk. */
+static _Atomic uint32_t *dense_slot(int64_t seq, chunk **c)
 {
-    chunk *c = NULL;
-    HASH_FIND(hh, chunks, &block, sizeof block, c);
-    return c;
+    int64_t block = (seq - 1) / IDREC_BLOCK;
+    *c = NULL;
+    HASH_FIND(hh, chunks, &block, sizeof block, *c);
+    return *c != NULL ? &(*c)->cls[(seq - 1) % IDREC_BLOCK] : NULL;
 }
+
+/* What a record holds for class number cls. */
+static uint32_t storable(uint32_t cls) { return cls == IDREC_NONE || cls > IDREC_MAX_CLASS ? IDREC_UNKNOWN : cls; }
 
 /* ---- the interface ------------------------------------------------------------------ */
 
@@ -227,23 +234,18 @@ void idrec_put(int64_t seq, uint32_t cls)
             return;
         }
     }
-    if (cls == IDREC_NONE || cls > IDREC_MAX_CLASS) {
-        cls = IDREC_UNKNOWN;
-    }
-    atomic_store_explicit(&mine->cls[(seq - 1) % IDREC_BLOCK], cls, memory_order_relaxed);
+    atomic_store_explicit(&mine->cls[(seq - 1) % IDREC_BLOCK], storable(cls), memory_order_relaxed);
     atomic_store_explicit(&mine->recorded, atomic_load_explicit(&mine->recorded, memory_order_relaxed) + 1,
                           memory_order_relaxed);
 }
 
 void idrec_set(int64_t seq, uint32_t cls)
 {
-    if (cls == IDREC_NONE || cls > IDREC_MAX_CLASS) {
-        cls = IDREC_UNKNOWN;
-    }
+    cls = storable(cls);
     pthread_mutex_lock(&lock);
-    chunk *c = chunk_of((seq - 1) / IDREC_BLOCK);
-    if (c != NULL) {
-        _Atomic uint32_t *v = &c->cls[(seq - 1) % IDREC_BLOCK];
+    chunk *c;
+    _Atomic uint32_t *v = dense_slot(seq, &c);
+    if (v != NULL) {
         if (atomic_load_explicit(v, memory_order_relaxed) != IDREC_NONE) {
             atomic_store_explicit(v, cls, memory_order_relaxed);
         }
@@ -259,9 +261,9 @@ void idrec_set(int64_t seq, uint32_t cls)
 void idrec_drop(int64_t seq)
 {
     pthread_mutex_lock(&lock);
-    chunk *c = chunk_of((seq - 1) / IDREC_BLOCK);
-    if (c != NULL) {
-        _Atomic uint32_t *v = &c->cls[(seq - 1) % IDREC_BLOCK];
+    chunk *c;
+    _Atomic uint32_t *v = dense_slot(seq, &c);
+    if (v != NULL) {
         if (atomic_load_explicit(v, memory_order_relaxed) != IDREC_NONE) {
             atomic_store_explicit(v, IDREC_NONE, memory_order_relaxed);
             c->freed++;
@@ -282,9 +284,10 @@ uint32_t idrec_get(int64_t seq)
 {
     uint32_t v;
     pthread_mutex_lock(&lock);
-    chunk *c = chunk_of((seq - 1) / IDREC_BLOCK);
-    if (c != NULL) {
-        v = atomic_load_explicit(&c->cls[(seq - 1) % IDREC_BLOCK], memory_order_relaxed);
+    chunk *c;
+    _Atomic uint32_t *slot = dense_slot(seq, &c);
+    if (slot != NULL) {
+        v = atomic_load_explicit(slot, memory_order_relaxed);
     } else {
         size_t i = find(seq);
         v = i < cap ? (uint32_t)(slots[i] & IDREC_MAX_CLASS) : IDREC_NONE;

@@ -150,6 +150,8 @@ void JNICALL bk_on_native_bind(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 /* A local ref to the object with tag (an object or a class tag); NULL when
  * no live object has it.  Constant time once finder.c's index is built. */
 jobject bk_object_of_tag(JNIEnv *env, jlong tag);
+/* The same by a scan of every tag (GetObjectsWithTags), without the index. */
+jobject bk_object_scan(JNIEnv *env, jlong tag);
 
 /* objects.c */
 /* The object's tag, giving it one (sized, counted) when it has none; 0 on failure. */

@@ -150,7 +150,7 @@ static jobject indexed(JNIEnv *env, jlong tag)
     return obj;
 }
 
-static jobject scanned(JNIEnv *env, jlong tag)
+jobject bk_object_scan(JNIEnv *env, jlong tag)
 {
     jint n = 0;
     jobject *found = NULL;
@@ -192,5 +192,5 @@ jobject bk_object_of_tag(JNIEnv *env, jlong tag)
         pthread_mutex_unlock(&lock);
     }
     /* Not in an index just built: no live object has the tag. */
-    return obj != NULL || built ? obj : scanned(env, tag);
+    return obj != NULL || built ? obj : bk_object_scan(env, tag);
 }

@@ -158,7 +158,6 @@ static void cache_element(jlong array_tag, jobjectID element)
     }
 }
 
-static jclass class_of_tag(jlong class_tag);
 
 /* class_id and is_array of an object whose class has class_tag; klass is
  * that class when the caller has it, else NULL (found by tag if needed). */
@@ -170,7 +169,7 @@ static void describe_by_tag(JNIEnv *env, jlong class_tag, jclass klass, seam_obj
     } else if (out->is_array == JVMPI_CLASS) {
         out->class_id = cached_element(class_tag);
         if (out->class_id == NULL) {
-            jclass array_class = klass != NULL ? klass : class_of_tag(class_tag);
+            jclass array_class = klass != NULL ? klass : bk_object_scan(env, class_tag);
             out->class_id = array_class != NULL ? bk_element_class_id(env, array_class) : NULL;
             cache_element(class_tag, out->class_id);
             if (array_class != klass && array_class != NULL) {
@@ -502,20 +501,6 @@ static jint JNICALL list_object(jlong class_tag, jlong size, jlong *tag_ptr, jin
     return 0;
 }
 
-/* The jclass with a class tag; NULL if it is gone. */
-static jclass class_of_tag(jlong class_tag)
-{
-    jint n = 0;
-    jobject *found = NULL;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectsWithTags, 1, &class_tag, &n, &found, NULL)) || n == 0) {
-        bk_deallocate(found);
-        return NULL;
-    }
-    jclass klass = found[0];
-    bk_deallocate(found);
-    return klass;
-}
-
 seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 {
     heap_list h;
@@ -553,7 +538,7 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
         describe_by_tag(env, h.class_tags[i], NULL, o);
         if (o->is_array == JVMPI_CLASS && o->class_id == NULL && log_level >= LOG_LEVEL_DEBUG) {
             /* Loaded, not yet linked: it cannot have a CLASS_LOAD yet. */
-            jclass klass = class_of_tag(h.class_tags[i]);
+            jclass klass = bk_object_scan(env, h.class_tags[i]);
             char *sig = NULL;
             if (klass != NULL) {
                 JVMTI_CALL(bk.jvmti, GetClassSignature, klass, &sig, NULL);

@@ -152,6 +152,21 @@ void heapstore_tagmap_free(tagmap *m)
 
 /* ---- what the walk records ---------------------------------------------------- */
 
+size_t heapstore_type_size(jint type)
+{
+    switch (type) {
+    case JVMPI_BOOLEAN:
+    case JVMPI_BYTE: return 1;
+    case JVMPI_CHAR:
+    case JVMPI_SHORT: return 2;
+    case JVMPI_INT:
+    case JVMPI_FLOAT: return 4;
+    case JVMPI_LONG:
+    case JVMPI_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
 bool heapstore_grow(void **array, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) {

@@ -139,6 +139,8 @@ static inline fact *fact_at(const walk *w, size_t i) { return &w->chunks[i >> FA
 bool heapstore_grow(void **array, size_t *cap, size_t need, size_t elem);
 void heapstore_add_fact(walk *w, int32_t owner, int kind, jint type, jint index, seam_heap_bits v);
 seam_heap_bits heapstore_ref_bits(jlong tag);
+/* Bytes of one value of a JVMPI primitive type; 0 for other types. */
+size_t heapstore_type_size(jint type);
 void heapstore_set_kind(walk *w, obj_rec *r);
 /* A new record; its index goes into *slot (the index's entry for tag). */
 int32_t heapstore_add_rec_at(walk *w, tagslot *slot, jlong tag, jlong class_tag, jlong size, jint length);

@@ -187,21 +187,6 @@ static jint jvmpi_type(jvmtiPrimitiveType t)
     }
 }
 
-static size_t jvmpi_type_size(jint type)
-{
-    switch (type) {
-    case JVMPI_BOOLEAN:
-    case JVMPI_BYTE: return 1;
-    case JVMPI_CHAR:
-    case JVMPI_SHORT: return 2;
-    case JVMPI_INT:
-    case JVMPI_FLOAT: return 4;
-    case JVMPI_LONG:
-    case JVMPI_DOUBLE: return 8;
-    default: return 0;
-    }
-}
-
 static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                                        jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
                                        jvmtiPrimitiveType value_type, void *user_data)
@@ -238,7 +223,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
     if (owner < 0 || type == 0 || count <= 0) {
         return 0;
     }
-    size_t bytes = (size_t)count * jvmpi_type_size(type);
+    size_t bytes = (size_t)count * heapstore_type_size(type);
     void *copy = heapstore_arena_alloc(&w->mem, bytes);
     if (copy == NULL) {
         w->failed = true;

@@ -111,12 +111,11 @@ static bool read_array(JNIEnv *env, walk *w, int32_t owner, jarray array, jint t
     if (length <= 0) {
         return true;
     }
-    static const size_t bytes_of[] = {[JVMPI_BOOLEAN] = 1, [JVMPI_BYTE] = 1, [JVMPI_CHAR] = 2, [JVMPI_SHORT] = 2,
-                                      [JVMPI_INT] = 4,     [JVMPI_LONG] = 8, [JVMPI_FLOAT] = 4, [JVMPI_DOUBLE] = 8};
-    if (type < 0 || (size_t)type >= sizeof bytes_of / sizeof bytes_of[0] || bytes_of[type] == 0) {
+    size_t bytes = heapstore_type_size(type);
+    if (bytes == 0) {
         return false;
     }
-    void *copy = heapstore_arena_alloc(&w->mem, (size_t)length * bytes_of[type]);
+    void *copy = heapstore_arena_alloc(&w->mem, (size_t)length * bytes);
     if (copy == NULL) {
         w->failed = true;
         return false;
