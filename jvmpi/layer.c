@@ -379,11 +379,16 @@ static void wake_delivery(void)
     pthread_mutex_unlock(&freed_lock);
 }
 
-/* Sleeps until a class was freed, a GC window is due, or the layer stops. */
+/* Classes unload in a collection, and JDK 5.0 collected nothing while GC
+ * was disabled: a heap dump built meanwhile names classes whose CLASS_UNLOAD
+ * must not overtake it.  With freed_lock held. */
+static bool unloads_due(void) { return freed_head != NULL && (delivery_stop || !gc_is_disabled()); }
+
+/* Sleeps until a class unload or a GC window is due, or the layer stops. */
 static void wait_for_work(void)
 {
     for (;;) {
-        if (freed_head != NULL || delivery_stop || reset_due()) {
+        if (unloads_due() || delivery_stop || reset_due()) {
             return;
         }
         long ms = gc_window_wait_ms();
@@ -447,8 +452,11 @@ void layer_delivery_main(JNIEnv *env)
         {
             pthread_mutex_lock(&freed_lock);
             wait_for_work();
-            batch = freed_head;
-            freed_head = freed_tail = NULL;
+            batch = NULL;
+            if (unloads_due()) {
+                batch = freed_head;
+                freed_head = freed_tail = NULL;
+            }
             stop = delivery_stop;
             delivery_busy = !stop || batch != NULL;
             pthread_mutex_unlock(&freed_lock);

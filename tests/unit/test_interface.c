@@ -527,6 +527,37 @@ START_TEST(test_class_unload_delivery)
 }
 END_TEST
 
+/* JDK 5.0 unloaded classes only in a collection: while the agent (or a heap
+ * dump being built) holds GC disabled, a freed class's CLASS_UNLOAD waits,
+ * so that a dump taken meanwhile never names a class already unloaded. */
+START_TEST(test_class_unload_waits_for_enable_gc)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_CLASS_LOAD, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_CLASS_UNLOAD, NULL), JVMPI_SUCCESS);
+    go_live();
+    layer_class_defined(fake_class(CLASS_ID(1), "Told", 0, 0, 0));
+    layer_class_announce(ENV_MAIN, CLASS_ID(1));
+    atomic_store(&n_evs, 0);
+
+    pi->DisableGC();
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, delivery_thread, NULL), 0);
+    layer_class_freed(CLASS_ID(1));
+    struct timespec a_while = {0, 300 * 1000000L};
+    nanosleep(&a_while, NULL);
+    ck_assert_msg(nev() == 0, "CLASS_UNLOAD delivered while GC was disabled");
+    ck_assert_int_eq(classes_count(), 1);
+    pi->EnableGC();
+    bool came = wait_events(1);
+    layer_stop();
+    pthread_join(th, NULL);
+    ck_assert_msg(came, "CLASS_UNLOAD never came after EnableGC");
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_CLASS_UNLOAD);
+    ck_assert_ptr_eq(evs[0].id, CLASS_ID(1));
+    ck_assert_int_eq(classes_count(), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* start-up                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -1355,6 +1386,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_request_thread_start);
     tcase_add_test(tc, test_request_other_types);
     tcase_add_test(tc, test_class_unload_delivery);
+    tcase_add_test(tc, test_class_unload_waits_for_enable_gc);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("startup");
