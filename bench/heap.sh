@@ -22,6 +22,8 @@
 #   JAVA_OPTS   extra JVM options for every run (e.g. -Xmx1g)
 #   RUN_TIMEOUT seconds before one run is killed (default 180)
 #   LAYER       a libjvmpi.so to measure instead of building the tree's
+#   BASE_LAYER  another libjvmpi.so (an older build, say) to measure as
+#               configuration e, interleaved with the others: CONFIGS="c d e"
 #   BENCH_WORK  scratch directory (default $BUILD_DIR/bench/work)
 #   BENCH_INSTALL_SOURCE=1  apt-get install openjdk-17-source instead of
 #               unpacking the downloaded package into BENCH_WORK (installing it
@@ -77,6 +79,9 @@ elif LAYER=$BUILD_DIR/lib/libjvmpi.so && ! cmake --build "$BUILD_DIR" --target j
 elif [ ! -f "$LAYER" ]; then
   LAYER_PROBLEM="no $LAYER"
 fi
+case " $CONFIGS " in
+  *" e "*) [ -f "${BASE_LAYER:-}" ] || die "configuration e measures BASE_LAYER: set it to a libjvmpi.so" ;;
+esac
 PLAIN=$BUILD_DIR/lib/bench/libplain_heap.so
 COUNT=$BUILD_DIR/lib/bench/libcount_heap.so
 CLASSES=$BUILD_DIR/bench/classes
@@ -135,6 +140,7 @@ agent_opt() {
     b) echo "-agentpath:$PLAIN=mode=count,out=$2" ;;
     c) echo "-agentpath:$PLAIN=mode=tag,out=$2" ;;
     d) echo "-agentpath:$LAYER=$COUNT:out=$2" ;;
+    e) echo "-agentpath:$BASE_LAYER=$COUNT:out=$2" ;;
   esac
 }
 
@@ -307,6 +313,7 @@ label() {
     b) echo "b  JVM TI, count only" ;;
     c) echo "c  JVM TI, tag + ObjectFree" ;;
     d) echo "d  layer + count_heap" ;;
+    e) echo "e  BASE_LAYER + count_heap" ;;
   esac
 }
 
@@ -320,7 +327,7 @@ for wl in $WORKLOADS; do
     alloc) echo "== AllocHeavy $ALLOC_ARGS (program's own count: $(median 11 alloc a))" ;;
   esac
   printf '%-30s %5s %8s %8s %8s %7s %11s %11s\n' config runs wall_s wall_min cpu_s rss_MB allocs frees
-  for cfg in a b c d; do
+  for cfg in a b c d e; do
     case " $CONFIGS " in *" $cfg "*) ;; *) continue ;; esac
     n=$(awk -F'\t' -v w="$wl" -v g="$cfg" '$1 == w && $2 == g && $4 == 0' "$RESULTS" | wc -l)
     if [ "$n" = 0 ]; then
@@ -339,7 +346,9 @@ for wl in $WORKLOADS; do
     eval "W_$cfg=\$wall C_$cfg=\$cpu R_$cfg=\$rss"
   done
   printf '%-36s %8s %8s %8s\n' "ratios of medians" wall cpu rss
-  for pair in d/a c/a b/a d/c; do
+  pairs="d/a c/a b/a d/c"
+  case " $CONFIGS " in *" e "*) pairs="$pairs e/c d/e" ;; esac
+  for pair in $pairs; do
     x=${pair%/*} y=${pair#*/}
     wx=$(eval echo "\${W_$x:--}") wy=$(eval echo "\${W_$y:--}")
     cx=$(eval echo "\${C_$x:--}") cy=$(eval echo "\${C_$y:--}")
@@ -349,7 +358,7 @@ for wl in $WORKLOADS; do
       note="  (target <= 1.10; per round: wall $(round_range "$wl" d c wall), cpu $(round_range "$wl" d c cpu))"
     printf '%-36s %8s %8s %8s%s\n' "  $pair" "$(ratio "$wx" "$wy")" "$(ratio "$cx" "$cy")" "$(ratio "$rx" "$ry")" "$note"
   done
-  unset W_a W_b W_c W_d C_a C_b C_c C_d R_a R_b R_c R_d
+  unset W_a W_b W_c W_d W_e C_a C_b C_c C_d C_e R_a R_b R_c R_d R_e
   ca=$(median 9 "$wl" c) da=$(median 9 "$wl" d) cf=$(median 10 "$wl" c) df=$(median 10 "$wl" d)
   echo "counts: allocs c=$ca d=$da (d/c $(ratio "$da" "$ca")), frees c=$cf d=$df (d/c $(ratio "$df" "$cf"))"
 done

@@ -107,8 +107,12 @@ void gc_object_freed(int64_t tag)
         }
         queue[queue_len++] = tag;
         /* Uncounted together with queueing: a window's GC_FINISH counts
-         * exactly the objects whose frees it has not delivered. */
-        ids_forget(tag);
+         * exactly the objects whose frees it has not delivered.  Its record
+         * (idrec.c) is dropped with its window, off the thread that JVM TI
+         * posts ObjectFree on (on JDK 17, an allocating thread holding the
+         * tag map's lock); until then the agent, which has no OBJECT_FREE
+         * for it yet, may still ask about it. */
+        ids_uncount(tag);
         if (queue_len == 1) {
             first = true;
             clock_gettime(CLOCK_MONOTONIC, &oldest_queued);
@@ -319,6 +323,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         }
         pthread_mutex_unlock(&lock);
     }
+    ids_drop_uncounted_many(frees, n);
     if (!events_is_shut_down()) {
         /* The layer's own thread delivers for the caller of RunGC, or else
          * for a thread the agent knows, chosen once no THREAD_END can pass. */

@@ -8,10 +8,13 @@
  * come from the thread that receives ObjectFree, lookups from agents'
  * requests, neither at allocation rate on many threads.
  *
- * uthash indexes the chunks (one entry per block, so its 56-byte handle is
- * spread over up to 256 records); the survivors of sparse blocks need a
- * table of 8-byte entries, which uthash's per-entry handle would multiply
- * by eight, hence the small open-addressing table below.
+ * Chunks are found by block number through a two-level table: a block's
+ * chunk is two loads away, with no hash to compute or chain to follow, which
+ * matters because every ObjectFree looks one up.  Block numbers only grow,
+ * and a page of the table is freed once its blocks have no chunk left.  The
+ * survivors of sparse blocks need a table of 8-byte entries, which uthash's
+ * per-entry handle would multiply by eight, hence the small open-addressing
+ * table below.
  */
 #include "idrec.h"
 
@@ -19,8 +22,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <uthash.h>
 
 #include "tls.h"
 
@@ -34,13 +35,20 @@ typedef struct chunk {
     _Atomic uint32_t recorded; /* written by the owner only */
     uint32_t freed;            /* under lock */
     bool closed;               /* under lock; set by the owner */
-    UT_hash_handle hh;
     _Atomic uint32_t cls[IDREC_BLOCK];
 } chunk;
 
+/* The chunk index: pages of PAGE_BLOCKS chunk pointers, by block number. */
+#define PAGE_BLOCKS 4096
+#define MAX_BLOCKS (((int64_t)1 << IDREC_SEQ_BITS) / IDREC_BLOCK)
+typedef struct page {
+    chunk *of[PAGE_BLOCKS];
+    uint32_t used;
+} page;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static chunk *chunks; /* by block */
-static size_t n_chunks;
+static page *pages[MAX_BLOCKS / PAGE_BLOCKS]; /* under lock */
+static size_t n_chunks, n_pages;
 /* Set when a record could not be kept (out of memory): a seq without a
  * record may then be live, so lookups answer IDREC_UNKNOWN, not IDREC_NONE. */
 static bool lost;
@@ -146,6 +154,47 @@ static void sparse_remove_at(size_t i)
     }
 }
 
+/* ---- the chunk index (under lock) ----------------------------------------------- */
+
+static chunk *index_find(int64_t block)
+{
+    if (block < 0 || block >= MAX_BLOCKS) {
+        return NULL;
+    }
+    const page *p = pages[block / PAGE_BLOCKS];
+    return p != NULL ? p->of[block % PAGE_BLOCKS] : NULL;
+}
+
+static bool index_add(chunk *c)
+{
+    if (c->block < 0 || c->block >= MAX_BLOCKS) {
+        return false;
+    }
+    page **p = &pages[c->block / PAGE_BLOCKS];
+    if (*p == NULL) {
+        if ((*p = calloc(1, sizeof **p)) == NULL) {
+            return false;
+        }
+        n_pages++;
+    }
+    (*p)->of[c->block % PAGE_BLOCKS] = c;
+    (*p)->used++;
+    n_chunks++;
+    return true;
+}
+
+static void index_remove(const chunk *c)
+{
+    page **p = &pages[c->block / PAGE_BLOCKS];
+    (*p)->of[c->block % PAGE_BLOCKS] = NULL;
+    n_chunks--;
+    if (--(*p)->used == 0) {
+        free(*p);
+        *p = NULL;
+        n_pages--;
+    }
+}
+
 /* ---- chunks --------------------------------------------------------------------- */
 
 static uint32_t live_in(const chunk *c) { return atomic_load_explicit(&c->recorded, memory_order_relaxed) - c->freed; }
@@ -164,8 +213,7 @@ static void migrate(chunk *c)
             n--;
         }
     }
-    HASH_DEL(chunks, c);
-    n_chunks--;
+    index_remove(c);
     free(c);
 }
 
@@ -198,9 +246,12 @@ static void open_block(int64_t block)
         }
         if (c != NULL) {
             c->block = block;
-            HASH_ADD(hh, chunks, block, sizeof c->block, c);
-            n_chunks++;
-        } else {
+            if (!index_add(c)) {
+                free(c);
+                c = NULL;
+            }
+        }
+        if (c == NULL) {
             lost = true;
         }
         pthread_mutex_unlock(&lock);
@@ -214,9 +265,7 @@ static void open_block(int64_t block)
  * the block's chunk. */
 static _Atomic uint32_t *dense_slot(int64_t seq, chunk **c)
 {
-    int64_t block = (seq - 1) / IDREC_BLOCK;
-    *c = NULL;
-    HASH_FIND(hh, chunks, &block, sizeof block, *c);
+    *c = index_find((seq - 1) / IDREC_BLOCK);
     return *c != NULL ? &(*c)->cls[(seq - 1) % IDREC_BLOCK] : NULL;
 }
 
@@ -258,9 +307,9 @@ void idrec_set(int64_t seq, uint32_t cls)
     pthread_mutex_unlock(&lock);
 }
 
-void idrec_drop(int64_t seq)
+/* Under lock. */
+static void drop_locked(int64_t seq)
 {
-    pthread_mutex_lock(&lock);
     chunk *c;
     _Atomic uint32_t *v = dense_slot(seq, &c);
     if (v != NULL) {
@@ -275,6 +324,24 @@ void idrec_drop(int64_t seq)
         size_t i = find(seq);
         if (i < cap) {
             sparse_remove_at(i);
+        }
+    }
+}
+
+void idrec_drop(int64_t seq)
+{
+    pthread_mutex_lock(&lock);
+    drop_locked(seq);
+    pthread_mutex_unlock(&lock);
+}
+
+void idrec_drop_many(const int64_t *values, size_t n, int64_t (*seq_of)(int64_t value))
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < n; i++) {
+        int64_t seq = seq_of(values[i]);
+        if (seq > 0) {
+            drop_locked(seq);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -303,17 +370,16 @@ void idrec_get_stats(idrec_stats *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&lock);
-    chunk *c, *tmp;
-    HASH_ITER(hh, chunks, c, tmp) {
-        out->records += live_in(c);
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        for (int k = 0; pages[i] != NULL && k < PAGE_BLOCKS; k++) {
+            out->records += pages[i]->of[k] != NULL ? live_in(pages[i]->of[k]) : 0;
+        }
     }
     out->records += count;
     out->dense_blocks = n_chunks;
-    /* malloc's own header (16 bytes) counted with each chunk */
+    /* malloc's own header (16 bytes) counted with each chunk and page */
     out->bytes = n_chunks * (sizeof(chunk) + 16) + cap * sizeof *slots;
-    if (chunks != NULL) {
-        out->index_bytes = chunks->hh.tbl->num_buckets * sizeof(UT_hash_bucket) + sizeof(UT_hash_table);
-        out->bytes += out->index_bytes;
-    }
+    out->index_bytes = n_pages * (sizeof(page) + 16);
+    out->bytes += out->index_bytes;
     pthread_mutex_unlock(&lock);
 }

@@ -25,6 +25,8 @@
 /* Sequence numbers come in blocks of this many, aligned: (seq - 1) / IDREC_BLOCK
  * is the block's number. */
 #define IDREC_BLOCK 256
+/* Sequence numbers are below 2^IDREC_SEQ_BITS (the tag's field, jvmpi/ids.c). */
+#define IDREC_SEQ_BITS 35
 
 /* Class numbers 0 and 1 are reserved: 0 means no record, 1 a record whose
  * class the layer could not number (class not known when the ID was made,
@@ -40,6 +42,9 @@ void idrec_put(int64_t seq, uint32_t cls);
 void idrec_set(int64_t seq, uint32_t cls);
 /* Drops seq's record, if any. */
 void idrec_drop(int64_t seq);
+/* Drops the records of seq_of(values[i]) for each i, under one lock; a
+ * seq_of of 0 or less names no record. */
+void idrec_drop_many(const int64_t *values, size_t n, int64_t (*seq_of)(int64_t value));
 /* seq's class number; IDREC_NONE when it has no record (never made, or freed). */
 uint32_t idrec_get(int64_t seq);
 
@@ -47,8 +52,8 @@ typedef struct idrec_stats {
     size_t records;      /* live records */
     size_t dense_blocks; /* blocks kept as arrays */
     size_t bytes;        /* memory held for them, tables included */
-    size_t index_bytes;  /* of which the index of dense blocks: it keeps
-                            the size it grew to at the most dense blocks */
+    size_t index_bytes;  /* of which the index of dense blocks: a 32 KB page
+                            for each 4096 blocks that have one */
 } idrec_stats;
 void idrec_get_stats(idrec_stats *out);
 

@@ -47,6 +47,9 @@
 #define NUMBER_SHIFT (FIELD_SHIFT + 4)
 #define NUMBER_MASK (((int64_t)1 << 18) - 1)
 
+_Static_assert((SEQ_MASK >> SEQ_SHIFT) == ((int64_t)1 << IDREC_SEQ_BITS) - 1,
+               "idrec.c indexes every sequence number a tag can hold");
+
 static _Atomic int64_t seq_last;
 
 /* Allocating threads take sequence numbers in blocks, and count live objects
@@ -314,6 +317,18 @@ void ids_drop_uncounted(int64_t tag)
         idrec_drop(ids_sequence(tag));
     }
 }
+
+/* The seq of an object tag whose big size (if any) is dropped on the way. */
+static int64_t seq_dropping_size(int64_t tag)
+{
+    if (tag == 0 || ids_is_class(tag)) {
+        return 0;
+    }
+    size_of(tag, true);
+    return ids_sequence(tag);
+}
+
+void ids_drop_uncounted_many(const int64_t *tags, size_t n) { idrec_drop_many(tags, n, seq_dropping_size); }
 
 void ids_count_class_object(jlong size, bool gone) { count_live(gone ? -1 : 1, gone ? -size : size); }
 

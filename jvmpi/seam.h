@@ -14,6 +14,7 @@
 #define JVMPI_SEAM_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jvmpi.h"
@@ -75,6 +76,7 @@ void ids_forget(int64_t tag);
 void ids_uncount(int64_t tag);
 /* An object uncounted by ids_uncount is gone: its record dropped. */
 void ids_drop_uncounted(int64_t tag);
+void ids_drop_uncounted_many(const int64_t *tags, size_t n);
 /* A class's java.lang.Class object (size bytes) got its class ID, or (gone)
  * its class was unloaded: Class objects count as live objects too. */
 void ids_count_class_object(jlong size, bool gone);

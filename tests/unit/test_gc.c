@@ -568,6 +568,32 @@ START_TEST(test_request_object_alloc)
 }
 END_TEST
 
+/* An object freed by the VM is the agent's until its OBJECT_FREE: its
+ * record (the class, for RequestEvent) goes with the window that delivers
+ * the free, and a request after that fails at once, without the backend. */
+START_TEST(test_freed_object_known_until_its_free_is_delivered)
+{
+    enable_gc_events();
+    go_live();
+    int64_t class_tag = ids_next_class(0);
+    layer_class_defined(fake_class(seam_id_from_tag(class_tag), "Dies", 0, 0, 0));
+    int64_t tag = ids_next_object(40, class_tag);
+    jobjectID obj = seam_id_from_tag(tag);
+    fake.object_count = 0;
+    fake.object_info_calls = 0;
+    collection(&tag, 1);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, obj), JVMPI_SUCCESS);
+    ck_assert_int_eq(nrec(), 1);
+    ck_assert_ptr_eq(recs[0].class_id, seam_id_from_tag(class_tag));
+    ck_assert_int_eq(recs[0].size, 40);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(1, &tag, 1);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, obj), JVMPI_FAIL);
+    ck_assert_int_eq(fake.object_info_calls, 0);
+    ck_assert_int_eq(nrec(), 4);
+}
+END_TEST
+
 static jobjectID replay_class;
 static void define_replay_class(JNIEnv *env) { layer_class_defined(fake_class(replay_class, "Old", 0, 0, 0)); }
 
@@ -661,6 +687,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_alloc_event);
     tcase_add_test(tc, test_alloc_announces_its_class);
     tcase_add_test(tc, test_request_object_alloc);
+    tcase_add_test(tc, test_freed_object_known_until_its_free_is_delivered);
     tcase_add_test(tc, test_startup_replay_order);
     tcase_add_test(tc, test_no_replay_without_object_alloc);
     tcase_add_test(tc, test_jni_ref_events);
