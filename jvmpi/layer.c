@@ -47,7 +47,7 @@ bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static bool caps_all, agent_named, class_cache = true;
+static bool caps_all, agent_named, class_cache = true, vthreads_carriers;
 
 static bool any_enabled(const jint *events, int n)
 {
@@ -75,6 +75,7 @@ seam_caps_wanted layer_capabilities_wanted(void)
 }
 
 bool layer_class_cache_allowed(void) { return class_cache; }
+bool layer_vthreads_as_carriers(void) { return vthreads_carriers; }
 
 jint layer_onload(JavaVM *vm, const char *text)
 {
@@ -87,6 +88,7 @@ jint layer_onload(JavaVM *vm, const char *text)
     log_set_level((log_level_t)lopts.log_level);
     caps_all = lopts.caps_all;
     class_cache = lopts.class_cache;
+    vthreads_carriers = lopts.vthreads_carriers;
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
         options_layer_free(&lopts);
@@ -324,6 +326,44 @@ void layer_thread_ended(JNIEnv *env)
         return;
     }
     end_thread(known, t);
+}
+
+/* ---- virtual threads ------------------------------------------------------ */
+
+void *layer_vthread_started(seam_thread_info *info)
+{
+    LOG_DEBUG("virtual thread started: %s handle=%p id=%p", info->name ? info->name : "?", (void *)info->env,
+              (void *)info->id);
+    thread_rec *t = threads_add(info, false);
+    if (t == NULL) {
+        return NULL;
+    }
+    /* Its THREAD_START comes from itself, as a platform thread's does. */
+    threads_mount(t);
+    if (layer_is_live() && !events_is_shut_down()) {
+        dispatch_announce_thread(t->info.env, t);
+    }
+    return t; /* the caller's reference, given back by layer_vthread_ended */
+}
+
+void layer_vthread_mount(void *vt)
+{
+    if (vt != NULL) {
+        threads_mount(vt);
+    }
+}
+
+void layer_vthread_unmount(void) { threads_unmount(); }
+
+void layer_vthread_ended(void *vt)
+{
+    thread_rec *t = vt;
+    if (t == NULL) {
+        return;
+    }
+    threads_mount(t); /* it ends mounted; its record may predate this carrier's mount */
+    end_thread(t->info.env, t);
+    threads_unmount();
 }
 
 /* ---- classes ------------------------------------------------------------- */

@@ -71,6 +71,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->log_file = NULL;
     out->caps_all = false;
     out->class_cache = true;
+    out->vthreads_carriers = false;
     if (text == NULL) {
         return 0;
     }
@@ -114,10 +115,17 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
                 break;
             }
             out->class_cache = c == 0;
+        } else if (strcmp(tok, "vthreads") == 0) {
+            int c = parse_choice(tok, value, "threads", "carriers", err, errlen);
+            if (c < 0) {
+                rc = -1;
+                break;
+            }
+            out->vthreads_carriers = c == 1;
         } else {
             snprintf(err, errlen,
                      "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>, "
-                     "classcache=<auto|off>)",
+                     "classcache=<auto|off>, vthreads=<threads|carriers>)",
                      tok);
             rc = -1;
             break;

@@ -117,6 +117,8 @@ typedef struct seam_thread_info {
     char *group_name;
     char *parent_name;
     bool internal;         /* a thread of the layer itself: never reported */
+    bool is_virtual;       /* a virtual thread (JDK 21+): env is a layer-made
+                            * handle, the same on whichever carrier it runs */
 } seam_thread_info;
 
 /* ---- JVM TI event sources the JVMPI side switches on and off ----------- */
@@ -138,6 +140,7 @@ typedef enum seam_source {
     SEAM_SRC_COMPILED_UNLOAD, /* COMPILED_METHOD_UNLOAD: CompiledMethodUnload */
     SEAM_SRC_SINGLE_STEP,     /* INSTRUCTION_START: SingleStep */
     SEAM_SRC_DATA_RESET,      /* DATA_RESET_REQUEST: the reset signal (SIGUSR1) */
+    SEAM_SRC_VTHREADS,        /* events on threads: VirtualThreadStart/End and mounts */
     SEAM_SRC_COUNT
 } seam_source;
 
@@ -469,6 +472,21 @@ void layer_vm_death(JNIEnv *env);
 void layer_thread_started(seam_thread_info *info);
 /* Called in the ending thread. */
 void layer_thread_ended(JNIEnv *env);
+
+/* Virtual threads (JDK 21+), each called on the carrier with the virtual
+ * thread mounted.  Started: info->is_virtual set, info->env NULL (the layer
+ * makes the handle); returns the thread's record, which the backend keeps
+ * with the virtual thread and passes to the others; NULL when it could not
+ * be recorded.  Mount/unmount bracket the stretches in which the carrier
+ * runs it: every event sent meanwhile carries the virtual thread's env_id.
+ * Ended: its THREAD_END, then the carrier is itself again. */
+void *layer_vthread_started(seam_thread_info *info);
+void layer_vthread_mount(void *vt);
+void layer_vthread_unmount(void);
+void layer_vthread_ended(void *vt);
+/* vthreads=carriers in JVMPI_LAYER_OPTIONS: virtual threads are not told
+ * apart from their carriers (the backend then tracks none). */
+bool layer_vthreads_as_carriers(void);
 
 /* A class got its ID.  Ownership of info passes to the JVMPI side.  Called
  * with a backend lock held: records only, sends nothing. */

@@ -31,6 +31,12 @@ static unsigned ended_next;
  * only the thread itself can end it, so no reference is needed to read it. */
 static TLS_FAST thread_entry *self;
 
+/* While a virtual thread is mounted on this (carrier) thread, self is the
+ * virtual thread's record and carrier the carrier's own (NULL if the layer
+ * had not looked it up yet). */
+static TLS_FAST thread_entry *carrier;
+static TLS_FAST bool mounted;
+
 static void entry_free(thread_entry *e)
 {
     seam_thread_info *i = &e->rec.info;
@@ -127,6 +133,26 @@ void threads_end(JNIEnv *env)
         entry_free(e);
     }
 }
+
+void threads_mount(thread_rec *vt)
+{
+    if (!mounted) {
+        carrier = self;
+        mounted = true;
+    }
+    self = (thread_entry *)vt;
+}
+
+void threads_unmount(void)
+{
+    if (mounted) {
+        self = carrier;
+        carrier = NULL;
+        mounted = false;
+    }
+}
+
+bool threads_is_mounted(void) { return mounted; }
 
 bool threads_recently_ended(JNIEnv *env)
 {

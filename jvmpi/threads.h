@@ -61,6 +61,14 @@ bool threads_claim_announce(thread_rec *t);
  * does not know. */
 thread_rec *threads_self(JNIEnv *env);
 
+/* Virtual threads (JDK 21+): while vt is mounted on the calling carrier
+ * thread, it is the calling thread's own record (threads_self), so every
+ * event the carrier sends carries vt's env_id.  The caller keeps vt alive
+ * until threads_unmount. */
+void threads_mount(thread_rec *vt);
+void threads_unmount(void);
+bool threads_is_mounted(void);
+
 /* Acquired: the thread whose env_id events carry when the thread that sends
  * them is none the agent knows (the VM's hidden threads, the layer's own):
  * the earliest started live thread the agent was told about. NULL if none.

@@ -202,8 +202,9 @@ bool seam_source_set(seam_source source, bool on)
      * JVM_OnLoad has returned (take_costly_capabilities). */
     bool method_source = source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT ||
                          source == SEAM_SRC_METHOD_RECEIVER || source == SEAM_SRC_SINGLE_STEP;
+    bool onload_later = method_source || source == SEAM_SRC_VTHREADS; /* bk_vthreads_onload first */
     if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL ||
-        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE) || (method_source && phase == JVMTI_PHASE_ONLOAD)) {
+        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE) || (onload_later && phase == JVMTI_PHASE_ONLOAD)) {
         pending_set[source] = true;
         pending_on[source] = on;
         LOG_DEBUG("event source %d switch deferred to VM init", (int)source);
@@ -255,6 +256,8 @@ static bool source_set_now(seam_source source, bool on)
         return bk_methods_source_set(source, on);
     case SEAM_SRC_DATA_RESET:
         return bk_reset_signal_switch(on);
+    case SEAM_SRC_VTHREADS:
+        return bk_vthreads_source_set(on);
     case SEAM_SRC_COUNT:
         break;
     }
@@ -340,8 +343,9 @@ static bool create_envs(JavaVM *vm)
         return false;
     }
 
-    jvmtiEventCallbacks cb;
-    memset(&cb, 0, sizeof cb);
+    bk_callback_slots all;
+    memset(&all, 0, sizeof all);
+    jvmtiEventCallbacks cb = all.cb;
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.ThreadStart = bk_on_thread_start;
@@ -363,7 +367,9 @@ static bool create_envs(JavaVM *vm)
     cb.SingleStep = bk_on_single_step;
     cb.CompiledMethodLoad = bk_on_compiled_method_load;
     cb.CompiledMethodUnload = bk_on_compiled_method_unload;
-    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventCallbacks, &cb, (jint)sizeof cb))) {
+    all.cb = cb;
+    bk_vthreads_callbacks(&all);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventCallbacks, &all.cb, (jint)sizeof all))) {
         return false;
     }
     memset(&cb, 0, sizeof cb);
@@ -456,6 +462,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     jint rc = layer_onload(vm, options);
     if (rc == JNI_OK) {
         take_costly_capabilities();
+        bk_vthreads_onload();
     }
     return rc;
 }

@@ -175,10 +175,31 @@ jobject bk_new_global_ref(JNIEnv *env, jobject obj);
 void bk_delete_global_ref(JNIEnv *env, jobject ref);
 
 /* threadsvc.c */
+/* What THREAD_START says of thread (thread_env: its JNIEnv *, NULL when
+ * unknown); the thread tagged, a global ref taken.  False (and an error
+ * line) when it cannot be given an ID. */
+bool bk_thread_info(JNIEnv *env, JNIEnv *thread_env, jthread thread, seam_thread_info *out);
 void JNICALL bk_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void bk_thread_started(JNIEnv *env, jthread thread);
 /* Records the live threads no ThreadStart told the layer about. */
 void bk_threads_started_unseen(JNIEnv *env);
+
+/* vthreads.c (virtual threads, JDK 21 and later) */
+/* Agent_OnLoad, after the layer read its options: takes
+ * can_support_virtual_threads where the VM has it and the layer presents
+ * virtual threads as threads; finds the mount extension events. */
+void bk_vthreads_onload(void);
+/* The callback table as JVM TI 21 lays it out (one slot per event from
+ * JVMTI_MIN_EVENT_TYPE_VAL to VirtualThreadEnd, 88), whatever JDK's
+ * jvmti.h the layer was built with; older VMs read the part they know. */
+typedef void (JNICALL *bk_any_callback)(void);
+typedef union bk_callback_slots {
+    jvmtiEventCallbacks cb;
+    bk_any_callback slot[88 - JVMTI_MIN_EVENT_TYPE_VAL + 1];
+} bk_callback_slots;
+/* Fills in VirtualThreadStart and VirtualThreadEnd. */
+void bk_vthreads_callbacks(bk_callback_slots *all);
+bool bk_vthreads_source_set(bool on);
 
 #endif

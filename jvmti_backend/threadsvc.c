@@ -26,14 +26,13 @@ static jobjectID thread_id(JNIEnv *env, jthread thread)
     return tag != 0 ? seam_id_from_tag(tag) : NULL;
 }
 
-/* thread_env is the thread's own JNIEnv *, NULL when called from another
- * thread (which cannot learn it). */
-static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
+bool bk_thread_info(JNIEnv *env, JNIEnv *thread_env, jthread thread, seam_thread_info *out)
 {
     jvmtiThreadInfo ti;
     memset(&ti, 0, sizeof ti);
+    memset(out, 0, sizeof *out);
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadInfo, thread, &ti))) {
-        return;
+        return false;
     }
     seam_thread_info info;
     memset(&info, 0, sizeof info);
@@ -57,9 +56,20 @@ static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
         if (info.handle != NULL) {
             bk_delete_global_ref(env, info.handle);
         }
-        return;
+        return false;
     }
-    layer_thread_started(&info);
+    *out = info;
+    return true;
+}
+
+/* thread_env is the thread's own JNIEnv *, NULL when called from another
+ * thread (which cannot learn it). */
+static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
+{
+    seam_thread_info info;
+    if (bk_thread_info(env, thread_env, thread, &info)) {
+        layer_thread_started(&info);
+    }
 }
 
 void bk_thread_started(JNIEnv *env, jthread thread) { thread_started(env, env, thread); }

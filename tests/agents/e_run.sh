@@ -78,6 +78,19 @@ e_late() {
   e_note_rc "$name"
 }
 
+# e_class NAME AGENT OPTIONS CLASS [ARGS...]: another program of tests/java
+# with the agent.  Sets E_RC.
+e_class() {
+  local name=$1 agent=$2 opts=$3
+  shift 3
+  mkdir -p "$WORK/$name"
+  note "$name: $*, $agent:$opts"
+  { (cd "$WORK/$name" && exec timeout 120 "$JAVA" "$(agent_arg "$agent" "out=$WORK/$name.txt${opts:+,$opts}")" \
+    -cp "$CLASSES" "$@") >"$WORK/$name.out" 2>"$WORK/$name.err"; } 2>/dev/null
+  E_RC=$?
+  e_note_rc "$name"
+}
+
 # e_wait_for FILE REGEX SECONDS PID: until FILE has a line matching REGEX;
 # returns 1 on a timeout or when PID has exited first.
 e_wait_for() {

@@ -142,6 +142,32 @@ static void expected_sources(jint n, int on[SEAM_SRC_COUNT])
     default:
         break;
     }
+    /* Events of a thread need to know which virtual thread a carrier runs. */
+    switch (n) {
+    case JVMPI_EVENT_THREAD_START:
+    case JVMPI_EVENT_THREAD_END:
+    case JVMPI_EVENT_OBJECT_ALLOC:
+    case JVMPI_EVENT_METHOD_ENTRY:
+    case JVMPI_EVENT_METHOD_ENTRY2:
+    case JVMPI_EVENT_METHOD_EXIT:
+    case JVMPI_EVENT_INSTRUCTION_START:
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
+    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+        on[SEAM_SRC_VTHREADS] = 1;
+        break;
+    default:
+        break;
+    }
 }
 
 static void assert_sources(const char *when, jint n, const int want[SEAM_SRC_COUNT])
@@ -330,7 +356,7 @@ START_TEST(test_refused_source)
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_UNLOAD));
     assert_sources("refused", JVMPI_EVENT_CLASS_UNLOAD, all_off);
     /* events without a source do not care */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
 
     /* once the VM agrees, the first enable switches the source on: nothing
      * was left counted by the refused attempts */

@@ -162,18 +162,22 @@ START_TEST(test_layer_ok)
 }
 END_TEST
 
-/* caps= and classcache=: the defaults, each value, the last one winning. */
+/* caps=, classcache= and vthreads=: the defaults, each value, the last one
+ * winning. */
 static const struct {
     const char *text;
-    bool caps_all, class_cache;
+    bool caps_all, class_cache, vthreads_carriers;
 } switch_cases[] = {
-    {NULL, false, true},
-    {"log=info", false, true},
-    {"caps=all", true, true},
-    {"caps=all,caps=auto", false, true},
-    {"classcache=off", false, false},
-    {"classcache=off,classcache=auto", false, true},
-    {"caps=all,classcache=off,log=debug", true, false},
+    {NULL, false, true, false},
+    {"log=info", false, true, false},
+    {"caps=all", true, true, false},
+    {"caps=all,caps=auto", false, true, false},
+    {"classcache=off", false, false, false},
+    {"classcache=off,classcache=auto", false, true, false},
+    {"caps=all,classcache=off,log=debug", true, false, false},
+    {"vthreads=carriers", false, true, true},
+    {"vthreads=carriers,vthreads=threads", false, true, false},
+    {"log=info,vthreads=carriers,caps=all", true, true, true},
 };
 
 START_TEST(test_layer_switches)
@@ -187,6 +191,8 @@ START_TEST(test_layer_switches)
                   (int)o.caps_all);
     ck_assert_msg(o.class_cache == switch_cases[_i].class_cache, "\"%s\": class_cache %d",
                   text ? text : "(null)", (int)o.class_cache);
+    ck_assert_msg(o.vthreads_carriers == switch_cases[_i].vthreads_carriers, "\"%s\": vthreads_carriers %d",
+                  text ? text : "(null)", (int)o.vthreads_carriers);
     options_layer_free(&o);
 }
 END_TEST
@@ -209,6 +215,8 @@ static const struct layer_bad layer_bad_cases[] = {
     {"caps", "caps"},
     {"classcache=on", "classcache=on"},
     {"log=info,classcache", "classcache"},
+    {"vthreads=virtual", "vthreads=virtual"},
+    {"vthreads", "vthreads"},
 };
 
 START_TEST(test_layer_bad)
