@@ -173,6 +173,8 @@ bk_global_ref *bk_global_refs(JNIEnv *env, int *count);
 /* The layer's own global references, never reported to the agent. */
 jobject bk_new_global_ref(JNIEnv *env, jobject obj);
 void bk_delete_global_ref(JNIEnv *env, jobject ref);
+jweak bk_new_weak_ref(JNIEnv *env, jobject obj);
+void bk_delete_weak_ref(JNIEnv *env, jweak ref);
 
 /* threadsvc.c */
 /* What THREAD_START says of thread (thread_env: its JNIEnv *, NULL when

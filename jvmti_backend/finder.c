@@ -62,7 +62,7 @@ static void drop_index(JNIEnv *env)
 {
     for (size_t i = 0; i < cap; i++) {
         if (tab[i].tag != 0) {
-            (*env)->DeleteWeakGlobalRef(env, tab[i].ref);
+            bk_delete_weak_ref(env, tab[i].ref);
         }
     }
     free(tab);
@@ -115,7 +115,7 @@ static bool build_index(JNIEnv *env)
             if (ok && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, objs[i], &tag)) && tag != 0 &&
                 !ids_is_pending_class(tag)) {
                 entry *e = slot_of(tag);
-                if (e->tag == 0 && used * 2 < cap && (e->ref = (*env)->NewWeakGlobalRef(env, objs[i])) != NULL) {
+                if (e->tag == 0 && used * 2 < cap && (e->ref = bk_new_weak_ref(env, objs[i])) != NULL) {
                     e->tag = tag;
                     used++;
                 }

@@ -60,6 +60,10 @@ jobject bk_new_global_ref(JNIEnv *env, jobject obj) { return functions(env)->New
 
 void bk_delete_global_ref(JNIEnv *env, jobject ref) { functions(env)->DeleteGlobalRef(env, ref); }
 
+jweak bk_new_weak_ref(JNIEnv *env, jobject obj) { return functions(env)->NewWeakGlobalRef(env, obj); }
+
+void bk_delete_weak_ref(JNIEnv *env, jweak ref) { functions(env)->DeleteWeakGlobalRef(env, ref); }
+
 static void report(JNIEnv *env, bool weak, jobject ref, jobject obj)
 {
     if (atomic_load_explicit(&reporting, memory_order_relaxed) && bk_callback_enter()) {

@@ -19,6 +19,7 @@ expect_no_agent_failures "$out"
 for l in 'main marker 1' 'main marker 2' 'main int\[\]' 'worker marker' "worker main's marker" 'main string'; do
   expect_file_has "$out" "^ok $l: GLOBALREF_ALLOC x2, GLOBALREF_FREE, WEAK pair, GLOBALREF_FREE"
 done
-# 5 enables + 6 rounds x 3
-expect_summary "$out" c_jniref 23
+expect_file_has "$out" '^ok main marker 1: 64 jobjectID2jobject found the object, with no JNI reference event'
+# 5 enables + 6 rounds x 4
+expect_summary "$out" c_jniref 29
 exit 0
