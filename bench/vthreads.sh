@@ -77,7 +77,8 @@ for ((rep = 1; rep <= REPS; rep++)); do
     rc=0
     JVMPI_LAYER_OPTIONS=$lopts /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" timeout 600 \
       "$JAVA_HOME/bin/java" ${a:+"$a"} -cp "$CLASSES" VtChurn "$COUNT" "$BATCH" >"$WORK/run-$cfg.log" 2>&1 || rc=$?
-    counts=$(tr ' ' ',' <"$cnt" 2>/dev/null || true)
+    counts=-
+    [ -f "$cnt" ] && counts=$(tr ' ' ',' <"$cnt")
     printf '%s\t%s\t%s\t%s\t%s\n' "$cfg" "$rep" "$rc" "$(tail -1 "$WORK/time.txt" | tr ' ' '\t')" \
       "${counts:--}" >>"$RESULTS"
     [ "$rc" = 0 ] || say "$cfg round $rep: exit code $rc (log $WORK/run-$cfg.log)"

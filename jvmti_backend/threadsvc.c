@@ -3,6 +3,7 @@
  * java.lang.Thread objects), suspension, status, CPU time, and the threads
  * the layer and the agent create.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,56 @@ static jobjectID thread_id(JNIEnv *env, jthread thread)
     return tag != 0 ? seam_id_from_tag(tag) : NULL;
 }
 
+/* The names of the last thread group asked about: virtual threads, which
+ * can start by the million, all share one group. */
+static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
+static jweak last_group;
+static char *last_group_name, *last_parent_name;
+
+static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
+
+static bool cached_group_names(JNIEnv *env, jthreadGroup group, seam_thread_info *info)
+{
+    bool hit = false;
+    if (group == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&group_lock);
+    if (last_group != NULL && (*env)->IsSameObject(env, last_group, group)) {
+        info->group_name = dup_or_null(last_group_name);
+        info->parent_name = dup_or_null(last_parent_name);
+        hit = true;
+    }
+    pthread_mutex_unlock(&group_lock);
+    return hit;
+}
+
+static void cache_group_names(JNIEnv *env, jthreadGroup group, const seam_thread_info *info)
+{
+    if (group == NULL) {
+        return;
+    }
+    jweak weak = bk_new_weak_ref(env, group);
+    if (weak == NULL) {
+        return;
+    }
+    jweak old;
+    char *name = dup_or_null(info->group_name), *parent = dup_or_null(info->parent_name);
+    {
+        pthread_mutex_lock(&group_lock);
+        old = last_group;
+        free(last_group_name);
+        free(last_parent_name);
+        last_group = weak;
+        last_group_name = name;
+        last_parent_name = parent;
+        pthread_mutex_unlock(&group_lock);
+    }
+    if (old != NULL) {
+        bk_delete_weak_ref(env, old);
+    }
+}
+
 bool bk_thread_info(JNIEnv *env, JNIEnv *thread_env, jthread thread, seam_thread_info *out)
 {
     jvmtiThreadInfo ti;
@@ -41,8 +92,11 @@ bool bk_thread_info(JNIEnv *env, JNIEnv *thread_env, jthread thread, seam_thread
     info.handle = bk_new_global_ref(env, thread);
     info.name = bk_take_string(ti.name);
     jthreadGroup parent = NULL, grandparent = NULL;
-    info.group_name = group_name(env, ti.thread_group, &parent);
-    info.parent_name = group_name(env, parent, &grandparent);
+    if (!cached_group_names(env, ti.thread_group, &info)) {
+        info.group_name = group_name(env, ti.thread_group, &parent);
+        info.parent_name = group_name(env, parent, &grandparent);
+        cache_group_names(env, ti.thread_group, &info);
+    }
     info.internal = bk.internal_thread != NULL && (*env)->IsSameObject(env, thread, bk.internal_thread);
     if (ti.thread_group) (*env)->DeleteLocalRef(env, ti.thread_group);
     if (ti.context_class_loader) (*env)->DeleteLocalRef(env, ti.context_class_loader);

@@ -122,10 +122,13 @@ void bk_vthreads_onload(void)
 
 /* ---- the events ------------------------------------------------------------------ */
 
-static void *record_of(jthread vthread)
+/* The mounted virtual thread's record.  Every event here comes on the
+ * virtual thread itself, and JVM TI serves the current thread's storage
+ * without the lock it takes to find another thread's. */
+static void *current_record(void)
 {
     void *rec = NULL;
-    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetThreadLocalStorage, vthread, &rec))) {
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetThreadLocalStorage, NULL, &rec))) {
         return NULL;
     }
     return rec;
@@ -140,7 +143,7 @@ static void *start(JNIEnv *env, jthread vthread)
     }
     info.is_virtual = true;
     void *rec = layer_vthread_started(&info);
-    if (rec != NULL && !JVMTI_OK(JVMTI_CALL(bk.jvmti, SetThreadLocalStorage, vthread, rec))) {
+    if (rec != NULL && !JVMTI_OK(JVMTI_CALL(bk.jvmti, SetThreadLocalStorage, NULL, rec))) {
         layer_vthread_ended(rec);
         rec = NULL;
     }
@@ -150,7 +153,7 @@ static void *start(JNIEnv *env, jthread vthread)
 static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     BEGIN_CALLBACK();
-    void *rec = record_of(vthread);
+    void *rec = current_record();
     if (rec != NULL) {
         layer_vthread_mount(rec); /* a mount event came first */
     } else {
@@ -162,9 +165,9 @@ static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread vthre
 static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     BEGIN_CALLBACK();
-    void *rec = record_of(vthread);
+    void *rec = current_record();
     if (rec != NULL) {
-        JVMTI_CALL(bk.jvmti, SetThreadLocalStorage, vthread, NULL);
+        JVMTI_CALL(bk.jvmti, SetThreadLocalStorage, NULL, NULL);
         layer_vthread_ended(rec);
     }
     END_CALLBACK();
@@ -173,7 +176,7 @@ static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread
 static void JNICALL on_mount(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     BEGIN_CALLBACK();
-    void *rec = record_of(vthread);
+    void *rec = current_record();
     LOG_DEBUG("virtual thread mounted: record %p", rec);
     if (rec != NULL) {
         layer_vthread_mount(rec);
