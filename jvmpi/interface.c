@@ -235,7 +235,8 @@ static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)
             t->suspended_status = now > 0 ? now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED) : 0;
             /* ThreadHasRun compares CPU time across the last two suspensions. */
             t->cpu_prev_suspend = t->cpu_last_suspend;
-            t->cpu_last_suspend = seam_thread_cpu_time(handle);
+            /* JVM TI has no CPU time for virtual threads: their mounts tell. */
+            t->cpu_last_suspend = t->info.is_virtual ? atomic_load(&t->mounts) : seam_thread_cpu_time(handle);
         }
         t->suspended = suspend;
         rc = JVMPI_SUCCESS;
@@ -298,6 +299,9 @@ static jboolean JNICALL thread_has_run(JNIEnv *env)
     jboolean ran;
     if (t->cpu_prev_suspend < 0 || t->cpu_last_suspend < 0) {
         ran = JNI_TRUE; /* nothing to compare with yet: assume it ran */
+    } else if (t->info.is_virtual) {
+        /* It moved on or off a carrier, or stayed on one throughout. */
+        ran = t->cpu_last_suspend != t->cpu_prev_suspend || (t->cpu_prev_suspend & 1) ? JNI_TRUE : JNI_FALSE;
     } else {
         ran = t->cpu_last_suspend > t->cpu_prev_suspend ? JNI_TRUE : JNI_FALSE;
     }

@@ -140,12 +140,23 @@ void threads_mount(thread_rec *vt)
         carrier = self;
         mounted = true;
     }
-    self = (thread_entry *)vt;
+    if (self != (thread_entry *)vt) {
+        if (self != carrier && self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
+            atomic_fetch_add(&self->rec.mounts, 1);
+        }
+        self = (thread_entry *)vt;
+        if (!(atomic_load(&vt->mounts) & 1)) {
+            atomic_fetch_add(&vt->mounts, 1);
+        }
+    }
 }
 
 void threads_unmount(void)
 {
     if (mounted) {
+        if (self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
+            atomic_fetch_add(&self->rec.mounts, 1);
+        }
         self = carrier;
         carrier = NULL;
         mounted = false;

@@ -24,7 +24,9 @@ struct thread_rec {
     bool suspended;          /* suspended through JVMPI SuspendThread */
     jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
     jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
-    jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none */
+    jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none;
+                              * for a virtual thread, its mount count then */
+    _Atomic jlong mounts;    /* virtual threads: mounts plus unmounts, odd while mounted */
     defs_once announced;     /* THREAD_START */
     int refs;
     bool ended;

@@ -1066,6 +1066,103 @@ START_TEST(test_thread_has_run)
 }
 END_TEST
 
+/* A virtual thread (JDK 21+): recorded on the carrier that starts it, it
+ * gets a handle of its own; while mounted, whatever its carrier sends
+ * carries that handle, and its storage and status follow it to another
+ * carrier; ThreadHasRun tells from its mounts. */
+static thread_rec *vt;
+static jobject vt_ref(int i) { return (jobject)(uintptr_t)(0x7000 + i); }
+
+static void vt_on_first_carrier(void *arg)
+{
+    (void)arg;
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.id = THREAD_ID(6);
+    info.handle = (void *)(uintptr_t)0x6666;
+    info.name = strdup("vt");
+    info.group_name = strdup("VirtualThreads");
+    info.is_virtual = true;
+    vt = layer_vthread_started(&info);
+    ck_assert_ptr_nonnull(vt);
+    layer_jni_ref(ENV(5), false, vt_ref(1), NULL); /* while it runs */
+    pi->SetThreadLocalStorage(vt->info.env, (void *)(uintptr_t)0xfeed);
+    layer_vthread_unmount();
+    layer_jni_ref(ENV(5), false, vt_ref(2), NULL); /* the carrier's own */
+}
+
+static void vt_on_second_carrier(void *arg)
+{
+    (void)arg;
+    layer_vthread_mount(vt);
+    layer_jni_ref(ENV(7), false, vt_ref(3), NULL);
+    ck_assert_ptr_eq(pi->GetThreadLocalStorage(vt->info.env), (void *)(uintptr_t)0xfeed);
+    layer_vthread_unmount();
+}
+
+static void vt_ends_on_second_carrier(void *arg)
+{
+    (void)arg;
+    layer_vthread_mount(vt);
+    layer_vthread_ended(vt);
+    layer_jni_ref(ENV(7), false, vt_ref(4), NULL);
+}
+
+START_TEST(test_virtual_thread)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JNI_GLOBALREF_FREE, NULL), JVMPI_SUCCESS);
+    go_live();
+    start_thread(ENV(5), THREAD_ID(5), "carrier-1");
+    start_thread(ENV(7), THREAD_ID(7), "carrier-2");
+    atomic_store(&n_evs, 0);
+
+    java_thread_job first = {ENV(5), THREAD_ID(5), NULL, vt_on_first_carrier};
+    run_as(&first);
+    ck_assert_int_eq(nev(), 3);
+    JNIEnv *handle = vt->info.env;
+    ck_assert_ptr_nonnull(handle);
+    ck_assert(handle != ENV(5) && handle != ENV(7));
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_THREAD_START);
+    ck_assert_str_eq(evs[0].name, "vt");
+    ck_assert_ptr_eq(evs[0].thread_env, handle);
+    ck_assert_ptr_eq(evs[0].env_id, handle);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_JNI_GLOBALREF_FREE);
+    ck_assert_ptr_eq(evs[1].env_id, handle);
+    ck_assert_ptr_eq(evs[2].env_id, ENV(5));
+    ck_assert_ptr_null(pi->GetThreadLocalStorage(ENV(5)));
+    ck_assert_ptr_eq(pi->GetThreadObject(handle), THREAD_ID(6));
+
+    /* unmounted: not running; then it runs on another carrier */
+    fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT;
+    ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_THREAD_CONDVAR_WAIT);
+    pi->SuspendThread(handle);
+    ck_assert_ptr_eq(fake.suspend_handle, (void *)(uintptr_t)0x6666);
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE); /* nothing to compare with */
+    pi->ResumeThread(handle);
+    pi->SuspendThread(handle);
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_FALSE); /* stayed off its carriers */
+    pi->ResumeThread(handle);
+    java_thread_job second = {ENV(7), THREAD_ID(7), NULL, vt_on_second_carrier};
+    run_as(&second);
+    pi->SuspendThread(handle);
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE);
+    pi->ResumeThread(handle);
+    ck_assert_int_eq(nev(), 4);
+    ck_assert_ptr_eq(evs[3].env_id, handle);
+
+    java_thread_job last = {ENV(7), THREAD_ID(7), NULL, vt_ends_on_second_carrier};
+    run_as(&last);
+    ck_assert_int_eq(nev(), 6);
+    ck_assert_int_eq(evs[4].type, JVMPI_EVENT_THREAD_END);
+    ck_assert_ptr_eq(evs[4].env_id, handle);
+    ck_assert_ptr_eq(evs[4].thread_env, handle);
+    ck_assert_ptr_eq(evs[5].env_id, ENV(7)); /* the carrier is itself again */
+    ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_FAIL);
+}
+END_TEST
+
 START_TEST(test_create_system_thread)
 {
     fake_thread(ENV_MAIN, THREAD_ID(0), "main");
@@ -1409,6 +1506,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_ended_thread_quiet);
     tcase_add_test(tc, test_suspend_resume_bad);
     tcase_add_test(tc, test_thread_has_run);
+    tcase_add_test(tc, test_virtual_thread);
     tcase_add_test(tc, test_create_system_thread);
     tcase_add_test(tc, test_gc_control);
     tcase_add_test(tc, test_thread_local_storage);
