@@ -207,14 +207,7 @@ static void JNICALL raw_monitor_destroy(JVMPI_RawMonitor m) { rawmon_destroy(m);
 
 /* ---- threads ------------------------------------------------------------ */
 
-static jlong JNICALL get_current_thread_cpu_time(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-        return 0;
-    }
-    return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+static jlong JNICALL get_current_thread_cpu_time(void) { return threads_current_cpu_time(); }
 
 /* Suspends or resumes the thread an agent names by its JNIEnv *. */
 static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uthash.h>
 
 #include "log.h"
@@ -36,6 +37,28 @@ static TLS_FAST thread_entry *self;
  * had not looked it up yet). */
 static TLS_FAST thread_entry *carrier;
 static TLS_FAST bool mounted;
+/* The carrier's CPU time when the virtual thread in self was mounted, -1
+ * unknown; kept once an agent asked a virtual thread for its CPU time. */
+static TLS_FAST jlong mount_cpu = -1;
+static _Atomic bool cpu_wanted;
+
+static jlong carrier_cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+        return 0;
+    }
+    return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The mounted virtual thread leaves: its time on this carrier is its own. */
+static void charge_cpu(thread_entry *vt)
+{
+    if (mount_cpu >= 0 && vt != NULL) {
+        atomic_fetch_add(&vt->rec.cpu_ns, carrier_cpu_now() - mount_cpu);
+    }
+    mount_cpu = -1;
+}
 
 static void entry_free(thread_entry *e)
 {
@@ -143,11 +166,13 @@ void threads_mount(thread_rec *vt)
     if (self != (thread_entry *)vt) {
         if (self != carrier && self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
             atomic_fetch_add(&self->rec.mounts, 1);
+            charge_cpu(self);
         }
         self = (thread_entry *)vt;
         if (!(atomic_load(&vt->mounts) & 1)) {
             atomic_fetch_add(&vt->mounts, 1);
         }
+        mount_cpu = atomic_load_explicit(&cpu_wanted, memory_order_relaxed) ? carrier_cpu_now() : -1;
     }
 }
 
@@ -157,6 +182,7 @@ void threads_unmount(void)
         if (self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
             atomic_fetch_add(&self->rec.mounts, 1);
         }
+        charge_cpu(self);
         self = carrier;
         carrier = NULL;
         mounted = false;
@@ -164,6 +190,21 @@ void threads_unmount(void)
 }
 
 bool threads_is_mounted(void) { return mounted; }
+
+jlong threads_current_cpu_time(void)
+{
+    jlong now = carrier_cpu_now();
+    thread_entry *vt = self;
+    if (!mounted || vt == NULL || vt == carrier) {
+        return now;
+    }
+    if (mount_cpu < 0) {
+        /* The first time since its mount that it is asked: counted from now. */
+        atomic_store(&cpu_wanted, true);
+        mount_cpu = now;
+    }
+    return atomic_load(&vt->rec.cpu_ns) + (now - mount_cpu);
+}
 
 bool threads_recently_ended(JNIEnv *env)
 {

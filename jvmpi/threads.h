@@ -27,6 +27,7 @@ struct thread_rec {
     jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none;
                               * for a virtual thread, its mount count then */
     _Atomic jlong mounts;    /* virtual threads: mounts plus unmounts, odd while mounted */
+    _Atomic jlong cpu_ns;    /* virtual threads: CPU time on carriers, counted once asked for */
     defs_once announced;     /* THREAD_START */
     int refs;
     bool ended;
@@ -70,6 +71,11 @@ thread_rec *threads_self(JNIEnv *env);
 void threads_mount(thread_rec *vt);
 void threads_unmount(void);
 bool threads_is_mounted(void);
+/* GetCurrentThreadCpuTime: the calling thread's CPU time, or, while a
+ * virtual thread is mounted, that virtual thread's (its carriers' time while
+ * it ran on them, counted from the first call on: until an agent asks, no
+ * mount pays for the clock). */
+jlong threads_current_cpu_time(void);
 
 /* Acquired: the thread whose env_id events carry when the thread that sends
  * them is none the agent knows (the VM's hidden threads, the layer's own):

@@ -1091,19 +1091,39 @@ static void vt_on_first_carrier(void *arg)
     layer_jni_ref(ENV(5), false, vt_ref(2), NULL); /* the carrier's own */
 }
 
+static jlong vt_cpu_before_park;
+
+static void burn_cpu_ms(long ms)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    do {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
 static void vt_on_second_carrier(void *arg)
 {
     (void)arg;
     layer_vthread_mount(vt);
     layer_jni_ref(ENV(7), false, vt_ref(3), NULL);
     ck_assert_ptr_eq(pi->GetThreadLocalStorage(vt->info.env), (void *)(uintptr_t)0xfeed);
+    /* its CPU time grows while it runs ... */
+    jlong t0 = pi->GetCurrentThreadCpuTime();
+    burn_cpu_ms(20);
+    vt_cpu_before_park = pi->GetCurrentThreadCpuTime();
+    ck_assert_int_ge(vt_cpu_before_park - t0, 15 * 1000000LL);
     layer_vthread_unmount();
+    burn_cpu_ms(40); /* ... not while the carrier runs something else */
 }
 
 static void vt_ends_on_second_carrier(void *arg)
 {
     (void)arg;
     layer_vthread_mount(vt);
+    jlong after_park = pi->GetCurrentThreadCpuTime();
+    ck_assert_int_ge(after_park, vt_cpu_before_park);
+    ck_assert_int_lt(after_park - vt_cpu_before_park, 30 * 1000000LL);
     layer_vthread_ended(vt);
     layer_jni_ref(ENV(7), false, vt_ref(4), NULL);
 }
