@@ -148,7 +148,21 @@ jint monitordump_request(JNIEnv *env)
         LOG_ERROR("RequestEvent(MONITOR_DUMP): the calling thread is not attached to the VM");
         return JVMPI_FAIL;
     }
-    if (!seam_monitor_snapshot_take(env, MONITORDUMP_MAX_FRAMES, &snap)) {
+    int n_all = 0, n_virtual = 0;
+    thread_rec **all = threads_snapshot(&n_all);
+    void **vthreads = calloc((size_t)n_all + 1, sizeof *vthreads);
+    for (int i = 0; all != NULL && vthreads != NULL && i < n_all; i++) {
+        if (all[i]->info.is_virtual && all[i]->info.handle != NULL) {
+            vthreads[n_virtual++] = all[i]->info.handle;
+        }
+    }
+    bool taken = seam_monitor_snapshot_take(env, MONITORDUMP_MAX_FRAMES, vthreads, n_virtual, &snap);
+    for (int i = 0; all != NULL && i < n_all; i++) {
+        threads_release(all[i]);
+    }
+    free(all);
+    free(vthreads);
+    if (!taken) {
         return JVMPI_FAIL;
     }
     defs_monitor_snapshot(env, &snap);

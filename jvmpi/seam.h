@@ -384,8 +384,11 @@ typedef struct seam_monitor_snapshot {
 
 /* Every Java monitor some live thread owns, enters or waits on (as far as
  * JVM TI can find them), and every live thread, read in one pass while
- * the threads run.  False on failure (one error line). */
-bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out);
+ * the threads run.  JVM TI lists platform threads only: the virtual threads
+ * the layer knows come as vthreads (their handles, n_vthreads of them).
+ * False on failure (one error line). */
+bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthreads, int n_vthreads,
+                                seam_monitor_snapshot *out);
 void seam_monitor_snapshot_free(seam_monitor_snapshot *snap);
 
 /* From MonitorContendedEnter / Entered, in the entering thread; object is a

@@ -136,32 +136,65 @@ jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
     return owner;
 }
 
+/* What a thread said of a monitor (GetOwnedMonitorInfo,
+ * GetCurrentContendedMonitor): GetObjectMonitorUsage names no virtual
+ * thread that is off its carrier (JDK 24 on), so the threads' own reports
+ * fill in what it leaves out. */
+typedef struct {
+    int monitor;
+    jobjectID thread;
+    bool owns;
+    jint status; /* of a contending thread: MONITOR_WAIT entering, CONDVAR_WAIT in wait() */
+} said;
+
 typedef struct {
     jobject *objects;   /* local refs, one per monitor, parallel to snap->monitors */
     int cap;
+    said *says;
+    int n_says, cap_says;
 } snap_priv;
 
-static bool add_monitor(JNIEnv *env, seam_monitor_snapshot *s, snap_priv *p, jobject obj)
+static void add_said(snap_priv *p, int monitor, jobjectID thread, bool owns, jint status)
 {
+    if (monitor < 0 || thread == NULL) {
+        return;
+    }
+    if (p->n_says == p->cap_says) {
+        int cap = p->cap_says ? p->cap_says * 2 : 16;
+        said *grown = realloc(p->says, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            return;
+        }
+        p->says = grown;
+        p->cap_says = cap;
+    }
+    p->says[p->n_says++] = (said){monitor, thread, owns, status};
+}
+
+/* The monitor's index in the snapshot, added if new (obj then belongs to
+ * the snapshot; else the caller deletes it); -1 on failure. */
+static int add_monitor(JNIEnv *env, seam_monitor_snapshot *s, snap_priv *p, jobject obj, bool *kept)
+{
+    *kept = false;
     jobjectID id = id_of(env, obj);
     if (id == NULL) {
-        return false;
+        return -1;
     }
     for (int i = 0; i < s->num_monitors; i++) {
         if (s->monitors[i].object == id) {
-            return false;
+            return i;
         }
     }
     if (s->num_monitors == p->cap) {
         int cap = p->cap ? p->cap * 2 : 16;
         seam_monitor_info *m = realloc(s->monitors, (size_t)cap * sizeof *m);
         if (m == NULL) {
-            return false;
+            return -1;
         }
         s->monitors = m;
         jobject *o = realloc(p->objects, (size_t)cap * sizeof *o);
         if (o == NULL) {
-            return false;
+            return -1;
         }
         p->objects = o;
         p->cap = cap;
@@ -169,8 +202,44 @@ static bool add_monitor(JNIEnv *env, seam_monitor_snapshot *s, snap_priv *p, job
     memset(&s->monitors[s->num_monitors], 0, sizeof s->monitors[0]);
     s->monitors[s->num_monitors].object = id;
     p->objects[s->num_monitors] = obj;
-    s->num_monitors++;
-    return true;
+    *kept = true;
+    return s->num_monitors++;
+}
+
+static bool listed(const jobjectID *list, jint n, jobjectID id)
+{
+    for (jint i = 0; i < n; i++) {
+        if (list[i] == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What the threads said of monitor i that GetObjectMonitorUsage left out. */
+static void fill_from_threads(seam_monitor_info *m, int i, const snap_priv *p)
+{
+    for (int k = 0; k < p->n_says; k++) {
+        const said *w = &p->says[k];
+        if (w->monitor != i) {
+            continue;
+        }
+        if (w->owns) {
+            if (m->owner == NULL) {
+                m->owner = w->thread;
+                m->entry_count = 1; /* at least; JVM TI tells no more here */
+            }
+        } else if (w->thread != m->owner && !listed(m->entering, m->n_entering, w->thread) &&
+                   !listed(m->waiting, m->n_waiting, w->thread)) {
+            jobjectID **list = w->status == JVMPI_THREAD_CONDVAR_WAIT ? &m->waiting : &m->entering;
+            jint *n = w->status == JVMPI_THREAD_CONDVAR_WAIT ? &m->n_waiting : &m->n_entering;
+            jobjectID *grown = realloc(*list, ((size_t)*n + 1) * sizeof **list);
+            if (grown != NULL) {
+                *list = grown;
+                grown[(*n)++] = w->thread;
+            }
+        }
+    }
 }
 
 static bool same_thread(JNIEnv *env, jthread a, jthread b) { return (*env)->IsSameObject(env, a, b); }
@@ -207,7 +276,46 @@ static void fill_usage(JNIEnv *env, seam_monitor_info *m, jobject obj)
     free_usage(env, &u);
 }
 
-bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out)
+/* One thread of the snapshot: its ID, status and trace, and the monitors it
+ * owns or is entering. */
+static void add_thread(JNIEnv *env, seam_monitor_snapshot *out, snap_priv *p, jthread thread, jint max_frames)
+{
+    seam_monitor_thread *t = &out->threads[out->num_threads];
+    t->id = thread_id(env, thread);
+    if (t->id == NULL) {
+        return;
+    }
+    t->status = seam_thread_status(thread);
+    t->frames = calloc((size_t)max_frames, sizeof *t->frames);
+    if (t->frames != NULL) {
+        t->num_frames = seam_call_trace(thread, max_frames, t->frames);
+    }
+    out->num_threads++;
+
+    jint owned = 0;
+    jobject *objs = NULL;
+    bool kept;
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetOwnedMonitorInfo, thread, &owned, &objs))) {
+        for (jint k = 0; k < owned; k++) {
+            add_said(p, add_monitor(env, out, p, objs[k], &kept), t->id, true, 0);
+            if (!kept) {
+                (*env)->DeleteLocalRef(env, objs[k]);
+            }
+        }
+        bk_deallocate(objs);
+    }
+    jobject contended = NULL;
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetCurrentContendedMonitor, thread, &contended)) && contended != NULL) {
+        add_said(p, add_monitor(env, out, p, contended, &kept), t->id, false, t->status & ~JVMPI_THREAD_SUSPENDED &
+                 ~JVMPI_THREAD_INTERRUPTED);
+        if (!kept) {
+            (*env)->DeleteLocalRef(env, contended);
+        }
+    }
+}
+
+bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthreads, int n_vthreads,
+                                seam_monitor_snapshot *out)
 {
     memset(out, 0, sizeof *out);
     if (!bk.caps_monitors) {
@@ -231,43 +339,21 @@ bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snaps
         (*env)->PopLocalFrame(env, NULL);
         return false;
     }
-    out->threads = calloc((size_t)n + 1, sizeof *out->threads);
+    out->threads = calloc((size_t)n + (size_t)n_vthreads + 1, sizeof *out->threads);
     if (out->threads == NULL) {
         bk_deallocate(threads);
         (*env)->PopLocalFrame(env, NULL);
         return false;
     }
     for (jint i = 0; i < n; i++) {
-        seam_monitor_thread *t = &out->threads[out->num_threads];
-        t->id = thread_id(env, threads[i]);
-        if (t->id == NULL) {
-            continue;
-        }
-        t->status = seam_thread_status(threads[i]);
-        t->frames = calloc((size_t)max_frames, sizeof *t->frames);
-        if (t->frames != NULL) {
-            t->num_frames = seam_call_trace(threads[i], max_frames, t->frames);
-        }
-        out->num_threads++;
-
-        jint owned = 0;
-        jobject *objs = NULL;
-        if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetOwnedMonitorInfo, threads[i], &owned, &objs))) {
-            for (jint k = 0; k < owned; k++) {
-                if (!add_monitor(env, out, p, objs[k])) {
-                    (*env)->DeleteLocalRef(env, objs[k]);
-                }
-            }
-            bk_deallocate(objs);
-        }
-        jobject contended = NULL;
-        if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetCurrentContendedMonitor, threads[i], &contended)) &&
-            contended != NULL && !add_monitor(env, out, p, contended)) {
-            (*env)->DeleteLocalRef(env, contended);
-        }
+        add_thread(env, out, p, threads[i], max_frames);
+    }
+    for (int i = 0; i < n_vthreads; i++) {
+        add_thread(env, out, p, (jthread)vthreads[i], max_frames);
     }
     for (int i = 0; i < out->num_monitors; i++) {
         fill_usage(env, &out->monitors[i], p->objects[i]);
+        fill_from_threads(&out->monitors[i], i, p);
     }
     bk_deallocate(threads);
     (*env)->PopLocalFrame(env, NULL);
@@ -288,6 +374,7 @@ void seam_monitor_snapshot_free(seam_monitor_snapshot *snap)
     snap_priv *p = snap->priv;
     if (p != NULL) {
         free(p->objects);
+        free(p->says);
         free(p);
     }
     memset(snap, 0, sizeof *snap);

@@ -20,12 +20,17 @@
  *    sleep) under its own env_id;
  *  - at F_Probe (allocated by main): fv-parked, parked and off its carrier,
  *    is CONDVAR_WAIT for GetThreadStatus, and its call trace names
- *    F_VThreads.parkedBody.
+ *    F_VThreads.parkedBody; fv-blocked is MONITOR_WAIT, and MONITOR_DUMP
+ *    has a Java monitor owned by fv-holder with fv-blocked entering it;
+ *    fv-blocked's MONITOR_CONTENDED_ENTER carries its own env_id.
  * expect=carriers (the layer's vthreads=carriers): no fv-* thread is
  * reported, and every F_VtWork is allocated on a platform thread the agent
  * was told about.
  */
 #include "b_common.h"
+
+#include <arpa/inet.h>
+#include <stdint.h>
 
 #define MAX_VT 4096
 
@@ -163,18 +168,80 @@ static int top_is(JNIEnv *env, jmethodID m, const char *what)
     return 0;
 }
 
+static JNIEnv *env_of(const char *name)
+{
+    JNIEnv *env = NULL;
+    pthread_mutex_lock(&lk);
+    for (int i = 0; i < n_vts; i++)
+        if (strcmp(vts[i].name, name) == 0 && !vts[i].ended)
+            env = vts[i].env;
+    pthread_mutex_unlock(&lk);
+    return env;
+}
+
+static unsigned rd_u4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return ntohl(v);
+}
+
+/* MONITOR_DUMP: a Java monitor owned by holder with blocked entering it. */
+static int monitor_seen, blocked_entered;
+static JNIEnv *want_owner, *want_entering;
+
+static void on_monitor_dump(JVMPI_Event *ev)
+{
+    const unsigned char *p = (const unsigned char *)ev->u.monitor_dump.begin;
+    const unsigned char *end = (const unsigned char *)ev->u.monitor_dump.end;
+    const size_t ptr = sizeof(void *);
+    while (p < end) {
+        int kind = *p++;
+        if (kind == JVMPI_MONITOR_RAW)
+            p += 2 * ptr;
+        else if (kind != JVMPI_MONITOR_JAVA) {
+            b_fail("MONITOR_DUMP: record kind %d", kind);
+            return;
+        } else
+            p += ptr; /* the object */
+        JNIEnv *owner;
+        memcpy(&owner, p, ptr);
+        p += ptr + 4; /* owner, entry count */
+        unsigned n = rd_u4(p);
+        p += 4;
+        int entering = 0;
+        for (unsigned i = 0; i < n; i++, p += ptr) {
+            JNIEnv *e;
+            memcpy(&e, p, ptr);
+            entering = entering || e == want_entering;
+        }
+        unsigned m = rd_u4(p);
+        p += 4 + (size_t)m * ptr;
+        if (kind == JVMPI_MONITOR_JAVA && owner == want_owner && entering)
+            monitor_seen = 1;
+        else if (kind == JVMPI_MONITOR_JAVA)
+            b_log("MONITOR_DUMP: a Java monitor owned by %p, %u entering (looking for %p owning, %p entering)",
+                  (void *)owner, n, (void *)want_owner, (void *)want_entering);
+    }
+}
+
 static void on_probe(void)
 {
     if (carriers_mode)
         return;
+    JNIEnv *env = env_of("fv-parked");
     pthread_mutex_lock(&lk);
-    vt *parked = NULL;
-    for (int i = 0; i < n_vts; i++)
-        if (strcmp(vts[i].name, "fv-parked") == 0 && !vts[i].ended)
-            parked = &vts[i];
-    JNIEnv *env = parked ? parked->env : NULL;
     jmethodID m = parked_method;
     pthread_mutex_unlock(&lk);
+    want_owner = env_of("fv-holder");
+    want_entering = env_of("fv-blocked");
+    if (b_check(want_owner && want_entering, "fv-holder and fv-blocked were reported before main's F_Probe")) {
+        b_pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL);
+        b_check(monitor_seen, "MONITOR_DUMP: a Java monitor owned by fv-holder, fv-blocked waiting to enter it");
+        jint st = b_pi->GetThreadStatus(want_entering);
+        b_check((st & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) == JVMPI_THREAD_MONITOR_WAIT,
+                "fv-blocked: GetThreadStatus = MONITOR_WAIT (got %d)", (int)st);
+    }
     if (!b_check(env != NULL, "fv-parked was reported before main's F_Probe"))
         return;
     jint status = b_pi->GetThreadStatus(env);
@@ -249,13 +316,24 @@ static void notify(JVMPI_Event *ev)
     case JVMPI_EVENT_OBJECT_ALLOC:
         on_alloc(ev);
         break;
+    case JVMPI_EVENT_MONITOR_DUMP:
+        on_monitor_dump(ev);
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER: {
+        pthread_mutex_lock(&lk);
+        vt *v = by_env(ev->env_id);
+        if (v && strcmp(v->name, "fv-blocked") == 0)
+            blocked_entered++;
+        pthread_mutex_unlock(&lk);
+        break;
+    }
     case JVMPI_EVENT_JVM_SHUT_DOWN: {
         pthread_mutex_lock(&lk);
         int started = 0, ended = 0, two = 0;
         for (int i = 0; i < n_vts; i++) {
             started += vts[i].started;
             ended += vts[i].ended;
-            if (strcmp(vts[i].name, "fv-parked") != 0)
+            if (strncmp(vts[i].name, "fv-", 3) == 0 && vts[i].name[3] >= '0' && vts[i].name[3] <= '9')
                 two += vts[i].works == 2;
         }
         long works = works_seen, traces = traces_ok;
@@ -265,10 +343,11 @@ static void notify(JVMPI_Event *ev)
             b_check(works > 0, "vthreads=carriers: %ld F_VtWork allocations, all on platform threads", works);
         } else {
             b_check(started > 1 && ended == started, "%d virtual threads started, %d ended", started, ended);
-            b_check(two == started - 1, "%d of %d fv-N threads allocated both F_VtWork under their own env_id", two,
-                    started - 1);
+            b_check(two == started - 3, "%d of %d fv-N threads allocated both F_VtWork under their own env_id", two,
+                    started - 3);
             b_check(works > 0 && traces == works, "%ld of %ld F_VtWork allocations: GetCallTrace names work()",
                     traces, works);
+            b_check(blocked_entered == 1, "one MONITOR_CONTENDED_ENTER with fv-blocked's env_id (%d)", blocked_entered);
         }
         b_summary("f_vthreads");
         break;
@@ -286,7 +365,7 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     carriers_mode = expect && strcmp(expect, "carriers") == 0;
     b_pi->NotifyEvent = notify;
     jint events[] = {JVMPI_EVENT_CLASS_LOAD, JVMPI_EVENT_THREAD_START, JVMPI_EVENT_THREAD_END,
-                     JVMPI_EVENT_OBJECT_ALLOC, JVMPI_EVENT_JVM_SHUT_DOWN};
+                     JVMPI_EVENT_OBJECT_ALLOC, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN};
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
         if (b_pi->EnableEvent(events[i], NULL) != JVMPI_SUCCESS) {
             b_fail("EnableEvent(%d) failed", (int)events[i]);

@@ -18,8 +18,10 @@ run_java threads "$(agent_arg f_vthreads "$out")" -cp "$CLASSES" F_VThreads 300 
 expect_no_crash
 expect_file_has "$WORK/threads.out" '^F_VThreads done: 300 virtual threads'
 expect_no_agent_failures "$out"
-expect_summary "$out" f_vthreads 6
-expect_file_has "$out" '^ok 301 virtual threads started, 301 ended'
+expect_summary "$out" f_vthreads 10
+expect_file_has "$out" "^ok one MONITOR_CONTENDED_ENTER with fv-blocked's env_id"
+expect_file_has "$out" '^ok 303 virtual threads started, 303 ended'
+expect_file_has "$out" '^ok MONITOR_DUMP: a Java monitor owned by fv-holder, fv-blocked waiting to enter it'
 expect_file_has "$out" '^ok 300 of 300 fv-N threads allocated both F_VtWork under their own env_id'
 expect_file_has "$out" '^ok 600 of 600 F_VtWork allocations: GetCallTrace names work()'
 expect_file_lacks "$WORK/threads.err" 'JVMPI layer'

@@ -7,8 +7,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Workload of the f_vthreads agent (tests/agents/f_vthreads.c): virtual
  * threads that allocate, sleep (so that they leave their carrier and come
- * back, usually on another one) and allocate again, and one that stays
- * parked while the main thread allocates a probe object.
+ * back, usually on another one) and allocate again; one that stays parked,
+ * one that parks holding LOCK's monitor and one blocked entering it, while
+ * the main thread allocates a probe object.
  *
  * Each "fv-N" allocates one F_VtWork in work(), sleeps 5 ms, allocates
  * another in work(), and ends.  "fv-parked" parks in parkedBody() until
@@ -36,6 +37,23 @@ public class F_VThreads {
 
     static void work(int n) {
         sink = new F_VtWork(n);
+    }
+
+    static final Object LOCK = new Object();
+    static final CountDownLatch holding = new CountDownLatch(1);
+
+    static void holderBody() {
+        synchronized (LOCK) {
+            holding.countDown();
+            while (!released)
+                LockSupport.park();
+        }
+    }
+
+    static void blockedBody() {
+        synchronized (LOCK) {
+            sink = LOCK;
+        }
     }
 
     static void parkedBody() {
@@ -80,13 +98,19 @@ public class F_VThreads {
             return;
         }
         Thread parked = startVirtual("fv-parked", F_VThreads::parkedBody);
+        Thread holder = startVirtual("fv-holder", F_VThreads::holderBody);
         parkedReady.await();
-        while (parked.getState() != Thread.State.WAITING)
+        holding.await();
+        Thread blocked = startVirtual("fv-blocked", F_VThreads::blockedBody);
+        while (parked.getState() != Thread.State.WAITING || blocked.getState() != Thread.State.BLOCKED)
             Thread.sleep(1);
-        sink = new F_Probe(); // the agent looks at fv-parked now
+        sink = new F_Probe(); // the agent looks at fv-parked, fv-holder and fv-blocked now
         released = true;
         LockSupport.unpark(parked);
+        LockSupport.unpark(holder);
         parked.join();
+        holder.join();
+        blocked.join();
 
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < count; i++)

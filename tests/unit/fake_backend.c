@@ -288,8 +288,10 @@ jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
     return fake.monitor_owner;
 }
 
-bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, seam_monitor_snapshot *out)
+bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthreads, int n_vthreads,
+                                seam_monitor_snapshot *out)
 {
+    fake.monitor_snapshot_vthreads = n_vthreads;
     fake.monitor_snapshot_calls++;
     fake.monitor_snapshot_max_frames = max_frames;
     if (fake.monitor_snapshot_fails) {

@@ -76,6 +76,7 @@ typedef struct {
     bool monitor_snapshot_fails;
     int monitor_snapshot_calls, monitor_snapshot_frees;
     jint monitor_snapshot_max_frames;    /* argument of the last call */
+    int monitor_snapshot_vthreads;
 
     /* methods, compiled code, instructions (issue 4): seam_method_bytecodes
      * answers a copy of bytecodes[0..bytecodes_len) (NULL when len is 0)
