@@ -1,7 +1,7 @@
 /*
  * f_vthreads - virtual threads are JVMPI threads (JDK 21 and later).
  *
- * Options: out=FILE[,expect=threads|carriers].  Run on F_VThreads, whose
+ * Options: out=FILE[,expect=threads|carriers][,roots=expect].  Run on F_VThreads, whose
  * virtual threads "fv-0".."fv-N" each allocate an F_VtWork in work(), sleep
  * (leaving their carrier) and allocate another; "fv-parked" stays parked
  * while main allocates an F_Probe.
@@ -22,7 +22,10 @@
  *    is CONDVAR_WAIT for GetThreadStatus, and its call trace names
  *    F_VThreads.parkedBody; fv-blocked is MONITOR_WAIT, and MONITOR_DUMP
  *    has a Java monitor owned by fv-holder with fv-blocked entering it;
- *    fv-blocked's MONITOR_CONTENDED_ENTER carries its own env_id.
+ *    fv-blocked's MONITOR_CONTENDED_ENTER carries its own env_id; a level 1
+ *    HEAP_DUMP has a trace of fv-parked and (roots=expect: where JVM TI
+ *    reports the references of an unmounted virtual thread's frames) stack
+ *    roots that name it.
  * expect=carriers (the layer's vthreads=carriers): no fv-* thread is
  * reported, and every F_VtWork is allocated on a platform thread the agent
  * was told about.
@@ -43,7 +46,7 @@ typedef struct {
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static vt vts[MAX_VT];
 static int n_vts;
-static int carriers_mode;
+static int carriers_mode, expect_roots;
 static jobjectID work_class, probe_class, f_class;
 static jmethodID work_method, parked_method;
 static long works_seen, traces_ok, platform_threads;
@@ -225,6 +228,48 @@ static void on_monitor_dump(JVMPI_Event *ev)
     }
 }
 
+/* HEAP_DUMP (level 1): fv-parked has a trace, and a stack root (JAVA_FRAME
+ * or JNI_LOCAL) names it, if the VM reports its frames' references. */
+static JNIEnv *want_frames_of;
+static int dump_trace_seen, dump_roots_seen;
+
+static void on_heap_dump(JVMPI_Event *ev)
+{
+    for (jint i = 0; i < ev->u.heap_dump.num_traces; i++)
+        if (ev->u.heap_dump.traces[i].env_id == want_frames_of && ev->u.heap_dump.traces[i].num_frames > 0)
+            dump_trace_seen = 1;
+    const unsigned char *p = (const unsigned char *)ev->u.heap_dump.begin;
+    const unsigned char *end = (const unsigned char *)ev->u.heap_dump.end;
+    const size_t ptr = sizeof(void *);
+    /* the roots come first; the object records after them are not read */
+    while (p < end) {
+        int kind = *p++;
+        JNIEnv *env = NULL;
+        switch (kind) {
+        case JVMPI_GC_ROOT_UNKNOWN:
+        case JVMPI_GC_ROOT_STICKY_CLASS:
+        case JVMPI_GC_ROOT_MONITOR_USED:
+            p += ptr;
+            break;
+        case JVMPI_GC_ROOT_JNI_GLOBAL:
+            p += 2 * ptr;
+            break;
+        case JVMPI_GC_ROOT_JNI_LOCAL:
+        case JVMPI_GC_ROOT_JAVA_FRAME:
+            memcpy(&env, p + ptr, ptr);
+            p += 2 * ptr + 4;
+            dump_roots_seen += env == want_frames_of;
+            break;
+        case JVMPI_GC_ROOT_NATIVE_STACK:
+        case JVMPI_GC_ROOT_THREAD_BLOCK:
+            p += 2 * ptr;
+            break;
+        default:
+            return;
+        }
+    }
+}
+
 static void on_probe(void)
 {
     if (carriers_mode)
@@ -244,6 +289,14 @@ static void on_probe(void)
     }
     if (!b_check(env != NULL, "fv-parked was reported before main's F_Probe"))
         return;
+    want_frames_of = env;
+    JVMPI_HeapDumpArg level = {JVMPI_DUMP_LEVEL_1};
+    b_pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, &level);
+    b_check(dump_trace_seen, "HEAP_DUMP: a call trace of fv-parked");
+    if (expect_roots)
+        b_check(dump_roots_seen > 0, "HEAP_DUMP: %d stack roots name fv-parked", dump_roots_seen);
+    else
+        b_log("HEAP_DUMP: %d stack roots of fv-parked", dump_roots_seen);
     jint status = b_pi->GetThreadStatus(env);
     b_check((status & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) == JVMPI_THREAD_CONDVAR_WAIT,
             "fv-parked, parked off its carrier: GetThreadStatus = CONDVAR_WAIT (got %d)", (int)status);
@@ -319,6 +372,9 @@ static void notify(JVMPI_Event *ev)
     case JVMPI_EVENT_MONITOR_DUMP:
         on_monitor_dump(ev);
         break;
+    case JVMPI_EVENT_HEAP_DUMP:
+        on_heap_dump(ev);
+        break;
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTER: {
         pthread_mutex_lock(&lk);
         vt *v = by_env(ev->env_id);
@@ -363,6 +419,8 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     const char *expect = b_opt("expect");
     carriers_mode = expect && strcmp(expect, "carriers") == 0;
+    const char *roots = b_opt("roots");
+    expect_roots = roots && strcmp(roots, "expect") == 0;
     b_pi->NotifyEvent = notify;
     jint events[] = {JVMPI_EVENT_CLASS_LOAD, JVMPI_EVENT_THREAD_START, JVMPI_EVENT_THREAD_END,
                      JVMPI_EVENT_OBJECT_ALLOC, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN};
