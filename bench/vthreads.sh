@@ -7,8 +7,9 @@
 # threads (default 1,000,000), BATCH at a time.
 # Configurations (interleaved, rotated each round; medians of REPS rounds):
 #   a  no agent
-#   b  plain JVM TI agent (bench/agents/plain_vthreads.c): VirtualThreadStart
-#      and End, GetThreadInfo of each, counts
+#   b  plain JVM TI agent (bench/agents/plain_vthreads.c) doing what the
+#      layer must: VirtualThreadStart and End, each thread's name and group,
+#      a tag and a global reference for it, its mounts followed, counts
 #   c  layer + count_threads enabling nothing (no thread event, no
 #      allocation event: virtual threads must cost it nothing)
 #   d  layer + count_threads with THREAD_START and THREAD_END
@@ -101,7 +102,7 @@ for cfg in "${cfgs[@]}"; do
   ev=$(awk -F'\t' -v g="$cfg" '$1 == g { e = $8 } END { print e }' "$RESULTS")
   case $cfg in
     a) l="a  no agent" ;;
-    b) l="b  plain JVM TI agent, VirtualThreadStart/End" ;;
+    b) l="b  plain JVM TI agent, same work" ;;
     c) l="c  layer, agent enables nothing" ;;
     d) l="d  layer + count_threads (THREAD_START/END)" ;;
     e) l="e  as d, vthreads=carriers" ;;

@@ -1,7 +1,12 @@
 /*
  * plain_vthreads - the baseline of bench/vthreads.sh: a plain JVM TI agent
- * that learns what a THREAD_START tells of every thread, virtual ones
- * included (VirtualThreadStart/End, JVM TI 21), and counts starts and ends.
+ * that does for every thread, virtual ones included (VirtualThreadStart/End,
+ * JVM TI 21), what the layer must do to send THREAD_START and THREAD_END
+ * and to name the thread in later events: learns its name and group, gives
+ * its Thread object a tag (its ID), keeps a global reference to it (to ask
+ * for its stack or status later) in its thread-local storage, follows its
+ * mounts (HotSpot's VirtualThreadMount/Unmount extension events: which
+ * virtual thread a carrier runs), and counts starts and ends.
  * Options: out=<file>.
  *
  * Built with whatever JDK's jvmti.h the project uses (17's lacks the
@@ -16,22 +21,72 @@ static jvmtiEnv *jvmti;
 static char out_path[1024];
 static volatile long starts, ends;
 
-static void learn(jthread thread)
+static volatile jlong next_tag = 1;
+static __thread void *mounted; /* the carrier's current virtual thread */
+
+static void learn(JNIEnv *env, jthread thread)
 {
     jvmtiThreadInfo ti;
     memset(&ti, 0, sizeof ti);
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &ti) == JVMTI_ERROR_NONE) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+        if (ti.thread_group != NULL)
+            (*env)->DeleteLocalRef(env, ti.thread_group);
+        if (ti.context_class_loader != NULL)
+            (*env)->DeleteLocalRef(env, ti.context_class_loader);
     }
+    jlong tag = 0;
+    if ((*jvmti)->GetTag(jvmti, thread, &tag) == JVMTI_ERROR_NONE && tag == 0)
+        (*jvmti)->SetTag(jvmti, thread, __atomic_add_fetch(&next_tag, 1, __ATOMIC_RELAXED));
+    jobject ref = (*env)->NewGlobalRef(env, thread);
+    (*jvmti)->SetThreadLocalStorage(jvmti, NULL, ref);
+    mounted = ref;
 }
 
 static void JNICALL on_start(jvmtiEnv *j, JNIEnv *env, jthread thread)
 {
-    learn(thread);
+    learn(env, thread);
     __atomic_add_fetch(&starts, 1, __ATOMIC_RELAXED);
 }
 
-static void JNICALL on_end(jvmtiEnv *j, JNIEnv *env, jthread thread) { __atomic_add_fetch(&ends, 1, __ATOMIC_RELAXED); }
+static void JNICALL on_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+    void *ref = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &ref) == JVMTI_ERROR_NONE && ref != NULL) {
+        (*jvmti)->SetThreadLocalStorage(jvmti, NULL, NULL);
+        (*env)->DeleteGlobalRef(env, (jobject)ref);
+    }
+    mounted = NULL;
+    __atomic_add_fetch(&ends, 1, __ATOMIC_RELAXED);
+}
+
+static void JNICALL on_mount(jvmtiEnv *j, JNIEnv *env, jthread vthread)
+{
+    void *ref = NULL;
+    (*jvmti)->GetThreadLocalStorage(jvmti, NULL, &ref);
+    mounted = ref;
+}
+
+static void JNICALL on_unmount(jvmtiEnv *j, JNIEnv *env, jthread vthread) { mounted = NULL; }
+
+static void follow_mounts(void)
+{
+    jint n = 0;
+    jvmtiExtensionEventInfo *ev = NULL;
+    if ((*jvmti)->GetExtensionEvents(jvmti, &n, &ev) != JVMTI_ERROR_NONE)
+        return;
+    for (jint i = 0; i < n; i++) {
+        jvmtiExtensionEvent cb = NULL;
+        if (strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadMount") == 0)
+            cb = (jvmtiExtensionEvent)on_mount;
+        else if (strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadUnmount") == 0)
+            cb = (jvmtiExtensionEvent)on_unmount;
+        if (cb != NULL) {
+            (*jvmti)->SetExtensionEventCallback(jvmti, ev[i].extension_event_index, cb);
+            (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)ev[i].extension_event_index, NULL);
+        }
+    }
+}
 
 static void JNICALL on_death(jvmtiEnv *j, JNIEnv *env)
 {
@@ -58,6 +113,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     jvmtiCapabilities caps, probe;
     memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
     memset(&probe, 0, sizeof probe);
     probe.can_generate_sampled_object_alloc_events = 1;
     const unsigned char *p = (const unsigned char *)&probe;
@@ -81,6 +137,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     cb.slot[88 - JVMTI_MIN_EVENT_TYPE_VAL] = (any_callback)on_end;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb.cb, (jint)sizeof cb) != JVMTI_ERROR_NONE)
         return JNI_ERR;
+    follow_mounts();
     jint evs[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_VM_DEATH, 87, 88};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)evs[i], NULL) != JVMTI_ERROR_NONE)
