@@ -9,7 +9,8 @@
  * expect=threads (the default), the agent checks, as a 2002 agent would
  * simply rely on:
  *  - every fv-* thread has a THREAD_START, on itself (env_id ==
- *    thread_env_id), with a thread_env_id no other live thread has, and a
+ *    thread_env_id), in group VirtualThreads (as Thread.getThreadGroup()
+ *    says), with a thread_env_id no other live thread has, and a
  *    THREAD_END on itself with the same thread_env_id;
  *  - each F_VtWork's OBJECT_ALLOC names a thread that had its THREAD_START,
  *    one of the fv-* threads, and the thread-local storage set at its
@@ -116,6 +117,10 @@ static void on_thread_start(JVMPI_Event *ev)
         b_fail("THREAD_START %s: env_id %p is not its thread_env_id %p", name, (void *)ev->env_id, (void *)tenv);
     if (!ev->u.thread_start.thread_id)
         b_fail("THREAD_START %s: no thread_id", name);
+    /* Thread.getThreadGroup() of a virtual thread */
+    const char *group = ev->u.thread_start.group_name;
+    if (!group || strcmp(group, "VirtualThreads") != 0)
+        b_fail("THREAD_START %s: group %s, not VirtualThreads", name, group ? group : "(null)");
     pthread_mutex_lock(&lk);
     vt *clash = by_env(tenv);
     int platform = is_platform(tenv);
