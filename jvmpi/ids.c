@@ -310,15 +310,8 @@ void ids_uncount(int64_t tag)
     }
 }
 
-void ids_drop_uncounted(int64_t tag)
-{
-    if (tag != 0 && !ids_is_class(tag)) {
-        size_of(tag, true);
-        idrec_drop(ids_sequence(tag));
-    }
-}
-
-/* The seq of an object tag whose big size (if any) is dropped on the way. */
+/* The seq of an object tag whose big size (if any) is dropped on the way;
+ * 0 for class tags. */
 static int64_t seq_dropping_size(int64_t tag)
 {
     if (tag == 0 || ids_is_class(tag)) {
@@ -326,6 +319,14 @@ static int64_t seq_dropping_size(int64_t tag)
     }
     size_of(tag, true);
     return ids_sequence(tag);
+}
+
+void ids_drop_uncounted(int64_t tag)
+{
+    int64_t seq = seq_dropping_size(tag);
+    if (seq > 0) {
+        idrec_drop(seq);
+    }
 }
 
 void ids_drop_uncounted_many(const int64_t *tags, size_t n) { idrec_drop_many(tags, n, seq_dropping_size); }
