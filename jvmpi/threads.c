@@ -51,9 +51,13 @@ static jlong carrier_cpu_now(void)
     return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The mounted virtual thread leaves: its time on this carrier is its own. */
-static void charge_cpu(thread_entry *vt)
+/* The mounted virtual thread vt (NULL once it ended) leaves this carrier:
+ * an unmount for ThreadHasRun, and its time here is its own. */
+static void leave_carrier(thread_entry *vt)
 {
+    if (vt != NULL && (atomic_load(&vt->rec.mounts) & 1)) {
+        atomic_fetch_add(&vt->rec.mounts, 1);
+    }
     if (mount_cpu >= 0 && vt != NULL) {
         atomic_fetch_add(&vt->rec.cpu_ns, carrier_cpu_now() - mount_cpu);
     }
@@ -164,9 +168,8 @@ void threads_mount(thread_rec *vt)
         mounted = true;
     }
     if (self != (thread_entry *)vt) {
-        if (self != carrier && self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
-            atomic_fetch_add(&self->rec.mounts, 1);
-            charge_cpu(self);
+        if (self != carrier) {
+            leave_carrier(self);
         }
         self = (thread_entry *)vt;
         if (!(atomic_load(&vt->mounts) & 1)) {
@@ -179,17 +182,12 @@ void threads_mount(thread_rec *vt)
 void threads_unmount(void)
 {
     if (mounted) {
-        if (self != NULL && (atomic_load(&self->rec.mounts) & 1)) {
-            atomic_fetch_add(&self->rec.mounts, 1);
-        }
-        charge_cpu(self);
+        leave_carrier(self);
         self = carrier;
         carrier = NULL;
         mounted = false;
     }
 }
-
-bool threads_is_mounted(void) { return mounted; }
 
 jlong threads_current_cpu_time(void)
 {

@@ -70,7 +70,6 @@ thread_rec *threads_self(JNIEnv *env);
  * until threads_unmount. */
 void threads_mount(thread_rec *vt);
 void threads_unmount(void);
-bool threads_is_mounted(void);
 /* GetCurrentThreadCpuTime: the calling thread's CPU time, or, while a
  * virtual thread is mounted, that virtual thread's (its carriers' time while
  * it ran on them, counted from the first call on: until an agent asks, no
