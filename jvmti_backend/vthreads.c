@@ -150,15 +150,23 @@ static void *start(JNIEnv *env, jthread vthread)
     return rec;
 }
 
-static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
+/* The virtual thread is on this carrier now: its record mounted, or made
+ * (which mounts it) if it has none yet, because it started before tracking
+ * did or because its mount event came before its start. */
+static void mount_or_start(JNIEnv *env, jthread vthread)
 {
-    BEGIN_CALLBACK();
     void *rec = current_record();
     if (rec != NULL) {
-        layer_vthread_mount(rec); /* a mount event came first */
+        layer_vthread_mount(rec);
     } else {
         start(env, vthread);
     }
+}
+
+static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
+{
+    BEGIN_CALLBACK();
+    mount_or_start(env, vthread);
     END_CALLBACK();
 }
 
@@ -176,13 +184,7 @@ static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread
 static void JNICALL on_mount(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     BEGIN_CALLBACK();
-    void *rec = current_record();
-    LOG_DEBUG("virtual thread mounted: record %p", rec);
-    if (rec != NULL) {
-        layer_vthread_mount(rec);
-    } else {
-        start(env, vthread); /* started before tracking did */
-    }
+    mount_or_start(env, vthread);
     END_CALLBACK();
 }
 
