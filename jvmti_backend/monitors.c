@@ -231,8 +231,9 @@ static void fill_from_threads(seam_monitor_info *m, int i, const snap_priv *p)
             }
         } else if (w->thread != m->owner && !listed(m->entering, m->n_entering, w->thread) &&
                    !listed(m->waiting, m->n_waiting, w->thread)) {
-            jobjectID **list = w->status == JVMPI_THREAD_CONDVAR_WAIT ? &m->waiting : &m->entering;
-            jint *n = w->status == JVMPI_THREAD_CONDVAR_WAIT ? &m->n_waiting : &m->n_entering;
+            bool in_wait = w->status == JVMPI_THREAD_CONDVAR_WAIT;
+            jobjectID **list = in_wait ? &m->waiting : &m->entering;
+            jint *n = in_wait ? &m->n_waiting : &m->n_entering;
             jobjectID *grown = realloc(*list, ((size_t)*n + 1) * sizeof **list);
             if (grown != NULL) {
                 *list = grown;
