@@ -160,19 +160,37 @@ static void on_thread_end(JVMPI_Event *ev)
         b_fail("THREAD_END of %s names %s", v->name, ev->u.thread_start.thread_name ? ev->u.thread_start.thread_name : "(null)");
 }
 
-/* The top frame of env's trace is method m. */
-static int top_is(JNIEnv *env, jmethodID m, const char *what)
+/* Whether method m is among the top `within` frames of env's call trace
+ * (depth 16); *num_frames: how many frames the trace had. */
+static int trace_has(JNIEnv *env, jmethodID m, int within, int *num_frames)
 {
-    JVMPI_CallFrame frames[8];
+    JVMPI_CallFrame frames[16];
     JVMPI_CallTrace t;
     memset(&t, 0, sizeof t);
     t.env_id = env;
     t.frames = frames;
-    b_pi->GetCallTrace(&t, 8);
-    for (jint i = 0; i < t.num_frames && i < 3; i++)
+    b_pi->GetCallTrace(&t, 16);
+    *num_frames = t.num_frames;
+    for (jint i = 0; i < t.num_frames && i < within; i++)
         if (frames[i].method_id == m)
             return 1;
-    b_fail("%s: GetCallTrace gave %d frames, none of the top three is the expected method", what, (int)t.num_frames);
+    return 0;
+}
+
+/* GetThreadStatus without the SUSPENDED and INTERRUPTED bits. */
+static jint base_status(JNIEnv *env)
+{
+    jint st = b_pi->GetThreadStatus(env);
+    return st < 0 ? st : st & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
+}
+
+/* The top frame of env's trace is method m. */
+static int top_is(JNIEnv *env, jmethodID m, const char *what)
+{
+    int n;
+    if (trace_has(env, m, 3, &n))
+        return 1;
+    b_fail("%s: GetCallTrace gave %d frames, none of the top three is the expected method", what, n);
     return 0;
 }
 
@@ -288,9 +306,8 @@ static void on_probe(void)
     if (b_check(want_owner && want_entering, "fv-holder and fv-blocked were reported before main's F_Probe")) {
         b_pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL);
         b_check(monitor_seen, "MONITOR_DUMP: a Java monitor owned by fv-holder, fv-blocked waiting to enter it");
-        jint st = b_pi->GetThreadStatus(want_entering);
-        b_check((st & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) == JVMPI_THREAD_MONITOR_WAIT,
-                "fv-blocked: GetThreadStatus = MONITOR_WAIT (got %d)", (int)st);
+        jint st = base_status(want_entering);
+        b_check(st == JVMPI_THREAD_MONITOR_WAIT, "fv-blocked: GetThreadStatus = MONITOR_WAIT (got %d)", (int)st);
     }
     if (!b_check(env != NULL, "fv-parked was reported before main's F_Probe"))
         return;
@@ -302,19 +319,12 @@ static void on_probe(void)
         b_check(dump_roots_seen > 0, "HEAP_DUMP: %d stack roots name fv-parked", dump_roots_seen);
     else
         b_log("HEAP_DUMP: %d stack roots of fv-parked", dump_roots_seen);
-    jint status = b_pi->GetThreadStatus(env);
-    b_check((status & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED)) == JVMPI_THREAD_CONDVAR_WAIT,
+    jint status = base_status(env);
+    b_check(status == JVMPI_THREAD_CONDVAR_WAIT,
             "fv-parked, parked off its carrier: GetThreadStatus = CONDVAR_WAIT (got %d)", (int)status);
-    JVMPI_CallFrame frames[16];
-    JVMPI_CallTrace t;
-    memset(&t, 0, sizeof t);
-    t.env_id = env;
-    t.frames = frames;
-    b_pi->GetCallTrace(&t, 16);
-    int found = 0;
-    for (jint i = 0; i < t.num_frames; i++)
-        found = found || frames[i].method_id == m;
-    b_check(found, "fv-parked's call trace (%d frames) names F_VThreads.parkedBody", (int)t.num_frames);
+    int n;
+    int found = trace_has(env, m, 16, &n);
+    b_check(found, "fv-parked's call trace (%d frames) names F_VThreads.parkedBody", n);
 }
 
 static void on_alloc(JVMPI_Event *ev)
