@@ -107,7 +107,7 @@ static int by_seq(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-class_rec **classes_unannounced(int *count)
+class_rec **classes_unannounced(agents_mask agents, int *count)
 {
     class_entry **list;
     int n = 0;
@@ -116,7 +116,7 @@ class_rec **classes_unannounced(int *count)
         list = calloc(HASH_COUNT(by_id) + 1, sizeof *list);
         if (list != NULL) {
             for (class_entry *e = by_id; e != NULL; e = e->hh.next) {
-                if (!defs_was_sent(&e->rec.announced)) {
+                if (!defs_was_sent(&e->rec.announced, agents)) {
                     e->rec.refs++;
                     list[n++] = e;
                 }

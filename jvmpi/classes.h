@@ -31,8 +31,9 @@ bool classes_claim_announce(class_rec *c);
 /* Drops a class from the table (after its CLASS_UNLOAD was delivered). */
 void classes_remove(jobjectID id);
 
-/* Acquired records of every class not yet announced, in definition order. */
-class_rec **classes_unannounced(int *count);
+/* Acquired records of every class not yet announced to all of agents, in
+ * definition order. */
+class_rec **classes_unannounced(agents_mask agents, int *count);
 
 int classes_count(void);
 void classes_reset(void);

@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "gate.h"
+#include "ids.h"
 #include "layer.h"
 #include "log.h"
 #include "tls.h"
@@ -30,21 +31,30 @@ void defs_wait_for_replay(void)
 
 bool defs_claim(defs_once *once)
 {
+    int k = agents_target();
+    if (k < 0) {
+        LOG_DEBUG("a definition claimed for no agent");
+        return false;
+    }
+    agents_mask bit = AGENTS_BIT(k);
     bool mine = false, waited = false;
-    if (atomic_load_explicit(&once->state, memory_order_acquire) == DEFS_NOT_SENT) {
+    if ((defs_sent_mask(once) & bit) == 0) {
         /* While the start-up replay runs, what it announces is its to send. */
         defs_wait_for_replay();
     }
     pthread_mutex_lock(&lock);
     for (;;) {
-        if (once->state == DEFS_NOT_SENT) {
-            once->state = DEFS_SENDING;
+        if ((once->sent & bit) != 0) {
+            break;
+        }
+        if (once->sending == 0) {
+            once->sending = bit;
             once->sender = pthread_self();
             claims_held++;
             mine = true;
             break;
         }
-        if (once->state == DEFS_SENT || pthread_equal(once->sender, pthread_self())) {
+        if (pthread_equal(once->sender, pthread_self())) {
             break;
         }
         if (!waited) {
@@ -69,7 +79,8 @@ void defs_sent(defs_once *once)
 {
     claims_held--;
     pthread_mutex_lock(&lock);
-    once->state = DEFS_SENT;
+    once->sent |= once->sending;
+    once->sending = 0;
     pthread_cond_broadcast(&sent_cond);
     pthread_mutex_unlock(&lock);
 }
@@ -79,60 +90,76 @@ static void defs_unclaim(defs_once *once)
 {
     claims_held--;
     pthread_mutex_lock(&lock);
-    once->state = DEFS_NOT_SENT;
+    once->sending = 0;
     pthread_cond_broadcast(&sent_cond);
     pthread_mutex_unlock(&lock);
 }
 
-bool defs_was_sent(const defs_once *once)
+bool defs_was_sent(const defs_once *once, agents_mask agents) { return (defs_sent_mask(once) & agents) == agents; }
+
+bool defs_sending_self(const defs_once *once)
 {
-    pthread_mutex_lock(&lock);
-    bool sent = once->state == DEFS_SENT;
-    pthread_mutex_unlock(&lock);
-    return sent;
+    return atomic_load_explicit(&once->sending, memory_order_acquire) != 0 &&
+           pthread_equal(once->sender, pthread_self());
 }
 
 /* ---- classes and methods ---------------------------------------------------- */
 
-void defs_class(JNIEnv *env, jobjectID class_id)
+/* This thread's caches of classes and methods whose CLASS_LOAD every agent
+ * that wants one was sent; emptied when an agent enables an event. */
+static tls_caches *caches(void)
 {
-    if (class_id == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
-        return;
-    }
-    /* IDs are never reused, so a class seen announced stays announced. */
     tls_caches *tc = tls_caches_get();
+    unsigned gen = atomic_load_explicit(&events_generation, memory_order_relaxed);
+    if (tc != NULL && tc->defs_generation != gen) {
+        memset(tc->announced, 0, sizeof tc->announced);
+        memset(tc->methods, 0, sizeof tc->methods);
+        tc->defs_generation = gen;
+    }
+    return tc;
+}
+
+/* Returns whether every agent with CLASS_LOAD on was told of the class. */
+static bool define_class(JNIEnv *env, tls_caches *tc, jobjectID class_id)
+{
+    /* IDs are never reused, so a class seen announced stays announced. */
     unsigned slot = tls_slot(seam_tag_from_id(class_id), TLS_ANNOUNCED_SLOTS);
     if (tc != NULL && tc->announced[slot] == class_id) {
-        return;
+        return true;
     }
     class_rec *c = classes_acquire(class_id);
     if (c == NULL) {
-        return;
+        return false;
     }
     dispatch_announce_class(env, c);
-    if (tc != NULL && defs_was_sent(&c->announced)) {
+    bool all = defs_was_sent(&c->announced, atomic_load(&events_on[JVMPI_EVENT_CLASS_LOAD]));
+    if (tc != NULL && all) {
         tc->announced[slot] = class_id;
     }
     classes_release(c);
+    return all;
+}
+
+void defs_class(JNIEnv *env, jobjectID class_id)
+{
+    if (class_id != NULL && events_agents(JVMPI_EVENT_CLASS_LOAD) != 0) {
+        define_class(env, caches(), class_id);
+    }
 }
 
 void defs_method(JNIEnv *env, jmethodID method)
 {
-    if (method == NULL || !events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
+    if (method == NULL || events_agents(JVMPI_EVENT_CLASS_LOAD) == 0) {
         return;
     }
     /* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
-    tls_caches *tc = tls_caches_get();
+    tls_caches *tc = caches();
     unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
     if (tc != NULL && tc->methods[slot] == method) {
         return;
     }
     jobjectID class_id = seam_method_class(method);
-    if (class_id == NULL) {
-        return;
-    }
-    defs_class(env, class_id);
-    if (tc != NULL) {
+    if (class_id != NULL && define_class(env, tc, class_id) && tc != NULL) {
         tc->methods[slot] = method;
     }
 }
@@ -148,7 +175,17 @@ typedef struct late_obj {
 } late_obj;
 static late_obj *late;  /* under lock */
 
-static bool needs_record(int64_t tag) { return ids_is_class(tag) || ids_is_unannounced(tag); }
+/* The agents for which an object's OBJECT_ALLOC is the layer's to send
+ * before an event names it: every agent for a late ID, and, with several
+ * agents, those that did not have OBJECT_ALLOC on when its allocation made
+ * its ID (jvmpi/ids.h). */
+static agents_mask record_agents(int64_t tag)
+{
+    if (ids_is_class(tag) || ids_is_unannounced(tag)) {
+        return ~(agents_mask)0;
+    }
+    return agents_count() < 2 ? 0 : ~ids_told_at_alloc(tag);
+}
 
 static late_obj *late_get(int64_t tag)
 {
@@ -216,80 +253,94 @@ bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out)
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 {
     int64_t tag = seam_tag_from_id(id);
-    if (id == NULL || !needs_record(tag) || ids_is_pending_class(tag) ||
-        !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+    if (id == NULL || ids_is_pending_class(tag) || events_agents(JVMPI_EVENT_OBJECT_ALLOC) == 0 ||
+        (events_agents(JVMPI_EVENT_OBJECT_ALLOC) & record_agents(tag)) == 0) {
         return;
     }
     events_define_caller(env);
     late_obj *o = late_get(tag);
-    if (o == NULL || !defs_claim(&o->once)) {
+    if (o == NULL) {
         return;
     }
+    agents_mask due = events_agents(JVMPI_EVENT_OBJECT_ALLOC) & record_agents(tag) & ~defs_sent_mask(&o->once);
     seam_object_info found;
-    bool known = info != NULL;
-    if (known) {
-        found = *info;
-    } else {
-        known = defs_object_info(env, id, &found);
+    bool looked = false, known = false;
+    AGENTS_EACH(k, due) {
+        int saved = agents_target_begin((int)k);
+        if (defs_claim(&o->once)) {
+            if (!looked) {
+                looked = true;
+                known = info != NULL;
+                if (known) {
+                    found = *info;
+                } else {
+                    known = defs_object_info(env, id, &found);
+                }
+            }
+            if (known) {
+                dispatch_object_alloc(env, &found, false);
+                defs_sent(&o->once);
+            } else {
+                LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
+                defs_unclaim(&o->once);
+            }
+        }
+        agents_target_end(saved);
     }
-    if (!known) {
-        LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
-        defs_unclaim(&o->once);
-        return;
-    }
-    dispatch_object_alloc(env, &found, false);
-    defs_sent(&o->once);
 }
 
-void defs_object_sent(jobjectID id)
+void defs_object_sent(jobjectID id, agents_mask mask)
 {
     int64_t tag = seam_tag_from_id(id);
     /* Whether an object was announced matters only while OBJECT_ALLOC is on
      * (and for Class objects, whose OBJECT_FREE is due only if announced):
      * a dump-based agent requesting every object with it off must not leave
      * a record behind for each. */
-    if (!needs_record(tag) || (!ids_is_class(tag) && !events_enabled(JVMPI_EVENT_OBJECT_ALLOC))) {
-        return;
+    mask &= record_agents(tag);
+    if (!ids_is_class(tag)) {
+        mask &= atomic_load(&events_on[JVMPI_EVENT_OBJECT_ALLOC]);
     }
-    late_obj *o = late_get(tag);
+    late_obj *o = mask != 0 ? late_get(tag) : NULL;
     if (o != NULL) {
         pthread_mutex_lock(&lock);
-        if (o->once.state == DEFS_NOT_SENT) {
-            o->once.state = DEFS_SENT;
-        }
+        o->once.sent |= mask;
         pthread_mutex_unlock(&lock);
     }
 }
 
-void defs_object_known(jobjectID id)
+void defs_object_known(int agent, jobjectID id)
 {
-    if (id != NULL && events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
-        defs_object_sent(id);
+    if (id != NULL && agent >= 0 && agent < AGENTS_MAX) {
+        defs_object_sent(id, AGENTS_BIT(agent));
     }
 }
 
-bool defs_free_due(int64_t tag)
+agents_mask defs_free_due(int64_t tag)
 {
-    if (!needs_record(tag)) {
-        return true;
+    agents_mask late_for = record_agents(tag);
+    if (late_for == 0) {
+        return ~(agents_mask)0;
     }
-    bool due = false;
+    agents_mask told = ~late_for; /* told by its allocation */
     pthread_mutex_lock(&lock);
     late_obj *o = NULL;
     HASH_FIND(hh, late, &tag, sizeof tag, o);
     if (o != NULL) {
-        due = o->once.state == DEFS_SENT;
+        told |= o->once.sent;
         HASH_DEL(late, o);
         /* Freed while its OBJECT_ALLOC is being sent: its sender still holds
          * it, so it is left to leak (a race no real object survives twice). */
-        if (o->once.state != DEFS_SENDING) {
+        if (o->once.sending == 0) {
             free(o);
         }
     }
     pthread_mutex_unlock(&lock);
-    /* An object the agent may know from a dump or a request while
-     * OBJECT_ALLOC is off: its free is the agent's business. */
-    return due || (!events_enabled(JVMPI_EVENT_OBJECT_ALLOC) && !ids_is_class(tag));
+    /* An object an agent may know from a dump or a request while its
+     * OBJECT_ALLOC is off: its free is that agent's business. */
+    if (!ids_is_class(tag)) {
+        told |= ~atomic_load(&events_on[JVMPI_EVENT_OBJECT_ALLOC]);
+    }
+    return told;
 }
 
 /* ---- the dumps --------------------------------------------------------------------- */
@@ -349,7 +400,7 @@ void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap)
     for (int i = 0; i < snap->num_objects; i++) {
         defs_class(env, snap->objects[i].class_id);
     }
-    if (!events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+    if (events_agents(JVMPI_EVENT_OBJECT_ALLOC) == 0) {
         return;
     }
     for (int i = 0; i < snap->num_objects; i++) {

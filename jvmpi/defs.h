@@ -12,8 +12,12 @@
  * right before an event is delivered, whatever it names that the agent was
  * not told about yet is announced first, on the delivering thread.
  *
- * An announcement is sent once.  A thread that needs one another thread is
- * sending waits until that one has been delivered.
+ * An announcement is sent once to each agent (several JVMPI agents may
+ * share the VM, each told in its own time: jvmpi/agents.h).  A thread that
+ * needs one another thread is sending waits until that one has been
+ * delivered.  The functions below work for the target agent
+ * (agents_target) when one is set, else for every agent that enabled the
+ * defining event.
  */
 #ifndef JVMPI_DEFS_H_
 #define JVMPI_DEFS_H_
@@ -22,25 +26,35 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "agents.h"
 #include "seam.h"
 
-/* Whether a defining event was sent, kept in each thread and class record. */
+/* To which agents a defining event was sent, kept in each thread and class
+ * record.  Changed under defs.c's lock. */
 typedef struct defs_once {
-    _Atomic int state; /* DEFS_NOT_SENT, DEFS_SENDING, DEFS_SENT; changed under defs.c's lock */
-    pthread_t sender;  /* while DEFS_SENDING */
+    _Atomic agents_mask sent;    /* agents told */
+    _Atomic agents_mask sending; /* the agent being told now, by sender */
+    pthread_t sender;
 } defs_once;
-enum { DEFS_NOT_SENT, DEFS_SENDING, DEFS_SENT };
 
-/* True when the caller is to send the definition (then defs_sent).  False
- * when it was sent, or is being sent by the calling thread itself (a
- * handler naming what its own event defines); when another thread is
- * sending it, waits until it was delivered. */
+/* For the target agent (which must be set): true when the caller is to
+ * send the definition (then defs_sent).  False when it was sent, or is
+ * being sent by the calling thread itself (a handler naming what its own
+ * event defines); when another thread is sending it, waits until it was
+ * delivered. */
 bool defs_claim(defs_once *once);
 /* Waits for the start-up replay, unless the calling thread is sending a
  * definition (then the replay may be waiting for it). */
 void defs_wait_for_replay(void);
 void defs_sent(defs_once *once);
-bool defs_was_sent(const defs_once *once);
+/* Whether it was sent to every agent of agents. */
+bool defs_was_sent(const defs_once *once, agents_mask agents);
+static inline agents_mask defs_sent_mask(const defs_once *once)
+{
+    return atomic_load_explicit(&once->sent, memory_order_acquire);
+}
+/* Whether the calling thread is sending it now. */
+bool defs_sending_self(const defs_once *once);
 
 /* What the event names, announced first.  Called by events_deliver for
  * every event except the dumps, whose builders call the functions below
@@ -60,13 +74,14 @@ void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap);
 void defs_monitor_snapshot(JNIEnv *env, const seam_monitor_snapshot *snap);
 void defs_traces(JNIEnv *env, const JVMPI_CallTrace *traces, int count);
 
-/* An OBJECT_ALLOC for the object was delivered (a request's answer too). */
-void defs_object_sent(jobjectID id);
-/* The agent learnt the ID from a function (jobject2jobjectID). */
-void defs_object_known(jobjectID id);
-/* Whether an OBJECT_FREE may name the object: not for an object the agent
- * was never told about while OBJECT_ALLOC was on.  Forgets the object. */
-bool defs_free_due(int64_t tag);
+/* An OBJECT_ALLOC for the object was delivered to the agents of mask (a
+ * request's answer too). */
+void defs_object_sent(jobjectID id, agents_mask mask);
+/* Agent k learnt the ID from a function (jobject2jobjectID). */
+void defs_object_known(int agent, jobjectID id);
+/* The agents an OBJECT_FREE may name the object to: not those never told
+ * about it while their OBJECT_ALLOC was on.  Forgets the object. */
+agents_mask defs_free_due(int64_t tag);
 
 /* The Class object's OBJECT_ALLOC, from what its class record says. */
 bool defs_class_object_info(jobjectID class_id, seam_object_info *out);

@@ -77,29 +77,42 @@ void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id
  * that object's OBJECT_ALLOC comes first, so that an agent that looks the
  * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
  * java.lang.Class's own object can only follow: its OBJECT_ALLOC names
- * java.lang.Class as its class. */
+ * java.lang.Class as its class.  Each agent is told in turn, each after
+ * what it was not told yet. */
 void dispatch_announce_class(JNIEnv *env, class_rec *c)
 {
-    if (!events_enabled(JVMPI_EVENT_CLASS_LOAD) || !classes_claim_announce(c)) {
-        return;
-    }
-    jobjectID id = c->info->id;
-    bool class_class = id == seam_class_class_id();
-    if (!class_class) {
-        defs_object(env, id, NULL);
-    }
-    dispatch_class_load(env, c, false);
-    defs_sent(&c->announced);
-    if (class_class) {
-        defs_object(env, id, NULL);
+    agents_mask due = events_agents(JVMPI_EVENT_CLASS_LOAD) & ~defs_sent_mask(&c->announced);
+    AGENTS_EACH(k, due) {
+        int saved = agents_target_begin((int)k);
+        if (classes_claim_announce(c)) {
+            jobjectID id = c->info->id;
+            bool class_class = id == seam_class_class_id();
+            if (!class_class) {
+                defs_object(env, id, NULL);
+            }
+            dispatch_class_load(env, c, false);
+            defs_sent(&c->announced);
+            if (class_class) {
+                defs_object(env, id, NULL);
+            }
+        }
+        agents_target_end(saved);
     }
 }
 
 void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
 {
-    if (!t->internal && events_enabled(JVMPI_EVENT_THREAD_START) && threads_claim_announce(t)) {
-        dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
-        defs_sent(&t->announced);
+    if (t->internal) {
+        return;
+    }
+    agents_mask due = events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&t->announced);
+    AGENTS_EACH(k, due) {
+        int saved = agents_target_begin((int)k);
+        if (threads_claim_announce(t)) {
+            dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
+            defs_sent(&t->announced);
+        }
+        agents_target_end(saved);
     }
 }
 
@@ -113,17 +126,16 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     ev.u.obj_alloc.is_array = obj->is_array;
     ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
     ev.u.obj_alloc.obj_id = obj->id;
-    events_deliver(env, &ev);
-    defs_object_sent(obj->id);
+    defs_object_sent(obj->id, events_deliver(env, &ev));
 }
 
-void dispatch_object_free(JNIEnv *env, jobjectID obj_id)
+void dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents)
 {
     JVMPI_Event ev;
     memset(&ev, 0, sizeof ev);
     ev.event_type = JVMPI_EVENT_OBJECT_FREE;
     ev.u.obj_free.obj_id = obj_id;
-    events_deliver(env, &ev);
+    events_deliver_to(agents, env, &ev);
 }
 
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space)

@@ -17,7 +17,8 @@ void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool req
 /* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
 void dispatch_plain(JNIEnv *env, jint event_type);
 void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
-void dispatch_object_free(JNIEnv *env, jobjectID obj_id);
+/* To the agents of mask that enabled OBJECT_FREE. */
+void dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents);
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space);
 void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref);
 void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);
@@ -33,9 +34,10 @@ void dispatch_monitor_exit_as(JNIEnv *env_id, jobjectID object);
 /* MONITOR_WAIT / WAITED; object NULL for Thread.sleep. */
 void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong timeout);
 
-/* Sends the class's CLASS_LOAD unless it was sent already (or is off). */
+/* Sends the class's CLASS_LOAD to each agent (or the target agent) that
+ * enabled it and was not sent it yet. */
 void dispatch_announce_class(JNIEnv *env, class_rec *c);
-/* Sends the thread's THREAD_START unless it was sent already (or is off). */
+/* The same for a thread's THREAD_START. */
 void dispatch_announce_thread(JNIEnv *env, thread_rec *t);
 
 #endif

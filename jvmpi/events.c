@@ -6,16 +6,18 @@
 #include "defs.h"
 #include "dispatch.h"
 #include "gate.h"
+#include "ids.h"
 #include "layer.h"
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
 
-_Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
+_Atomic agents_mask events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
-static JVMPI_Interface *iface;
+static JVMPI_Interface *ifaces[AGENTS_MAX];
 static _Atomic bool shut_down;
-static _Atomic long dropped_no_handler;
+static _Atomic long dropped_no_handler[AGENTS_MAX];
+_Atomic unsigned events_generation;
 
 /* JVM TI sources shared by several JVMPI events are reference counted. */
 static pthread_mutex_t source_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -138,7 +140,7 @@ static bool sources_adjust(const event_desc *d, int delta)
     return ok;
 }
 
-static jint set_enabled(jint event_type, bool on, const char *fn)
+static jint set_enabled(int agent, jint event_type, bool on, const char *fn)
 {
     /* JVMPI_NOT_AVAILABLE is the whole answer, as on JDK 5.0, so nothing is
      * printed unless asked: agents try numbers other VMs used, and HPROF
@@ -159,14 +161,26 @@ static jint set_enabled(jint event_type, bool on, const char *fn)
     case EVENTS_NEVER_SENT:
         break;
     }
+    if (agent < 0 || agent >= AGENTS_MAX) {
+        return JVMPI_FAIL;
+    }
     bool refused = false;
     {
-        /* Check and switch together: agents enable from several threads. */
+        /* Check and switch together: agents enable from several threads.
+         * The JVM TI sources follow the first agent on and the last off. */
         pthread_mutex_lock(&source_lock);
-        if (atomic_load(&events_on[event_type]) != on) {
+        agents_mask was = atomic_load(&events_on[event_type]);
+        agents_mask now = on ? was | AGENTS_BIT(agent) : was & ~AGENTS_BIT(agent);
+        if ((was == 0) != (now == 0)) {
             refused = !sources_adjust(&descs[event_type], on ? 1 : -1);
-            if (!refused) {
-                atomic_store(&events_on[event_type], on);
+        }
+        if (!refused && now != was) {
+            if (now & ~was) {
+                atomic_fetch_add(&events_generation, 1);
+            }
+            atomic_store(&events_on[event_type], now);
+            if (event_type == JVMPI_EVENT_OBJECT_ALLOC) {
+                ids_alloc_agents_changed(now);
             }
         }
         pthread_mutex_unlock(&source_lock);
@@ -179,23 +193,40 @@ static jint set_enabled(jint event_type, bool on, const char *fn)
     return JVMPI_SUCCESS;
 }
 
-jint events_enable(jint event_type) { return set_enabled(event_type, true, "EnableEvent"); }
-jint events_disable(jint event_type) { return set_enabled(event_type, false, "DisableEvent"); }
+jint events_enable(int agent, jint event_type) { return set_enabled(agent, event_type, true, "EnableEvent"); }
+jint events_disable(int agent, jint event_type) { return set_enabled(agent, event_type, false, "DisableEvent"); }
 
-void events_set_interface(JVMPI_Interface *table) { iface = table; }
+void events_set_interface(int agent, JVMPI_Interface *table)
+{
+    if (agent >= 0 && agent < AGENTS_MAX) {
+        ifaces[agent] = table;
+    }
+}
 
-/* The agent's handler for ev, read now (agents may set it late); NULL when
+/* Agent k's handler for ev, read now (agents may set it late); NULL when
  * nothing may be delivered: after shutdown, or with no handler set. */
-static void (*handler_for(const JVMPI_Event *ev))(JVMPI_Event *)
+static void (*handler_for(int k, const JVMPI_Event *ev))(JVMPI_Event *)
 {
     if (atomic_load_explicit(&shut_down, memory_order_acquire)) {
         return NULL;
     }
-    void (*notify)(JVMPI_Event *) = iface != NULL ? iface->NotifyEvent : NULL;
-    if (notify == NULL && atomic_fetch_add(&dropped_no_handler, 1) == 0) {
-        LOG_WARN("%s dropped: the agent has not set NotifyEvent", events_name(ev->event_type));
+    void (*notify)(JVMPI_Event *) = ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
+    if (notify == NULL && atomic_fetch_add(&dropped_no_handler[k], 1) == 0) {
+        LOG_WARN("%s dropped: the agent %s has not set NotifyEvent", events_name(ev->event_type), agents_name(k));
     }
     return notify;
+}
+
+/* Who ev goes to: a request's answer and a dump to the agent that asked,
+ * anything else to the agents that enabled it. */
+static agents_mask targets(const JVMPI_Event *ev)
+{
+    jint base = ev->event_type & ~JVMPI_REQUESTED_EVENT;
+    if ((ev->event_type & JVMPI_REQUESTED_EVENT) != 0 || events_kind_of(base) == EVENTS_REQUEST_ONLY) {
+        int t = agents_target();
+        return t < 0 ? 0 : AGENTS_BIT(t);
+    }
+    return events_agents(base);
 }
 
 /* While set, this thread's events carry as_env (a GC window delivered for a
@@ -208,17 +239,12 @@ static TLS_FAST int quiet;
 static TLS_FAST bool not_adoptable;
 
 /* The calling thread is in the middle of sending its own THREAD_START. */
-static bool announcing_itself(const thread_rec *me)
-{
-    return atomic_load_explicit(&me->announced.state, memory_order_acquire) == DEFS_SENDING &&
-           pthread_equal(me->announced.sender, pthread_self());
-}
+static bool announcing_itself(const thread_rec *me) { return defs_sending_self(&me->announced); }
 
-/* me's THREAD_START is on and not sent yet. */
+/* me's THREAD_START is on and not sent yet, to the target agent or any. */
 static bool start_due(const thread_rec *me)
 {
-    return me != NULL && !me->internal && events_enabled(JVMPI_EVENT_THREAD_START) &&
-           atomic_load_explicit(&me->announced.state, memory_order_acquire) != DEFS_SENT;
+    return me != NULL && !me->internal && (events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&me->announced)) != 0;
 }
 
 /* The calling thread's THREAD_START, unless sent.  While the start-up replay
@@ -229,14 +255,12 @@ static void announce_self(JNIEnv *env, thread_rec *me)
     dispatch_announce_thread(env, me);
 }
 
-/* The one path to the agent: thread suspended mode kept (gate.c), what the
- * event names defined first (defs.c), then the handler. */
-static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
-                    void (*notify)(JVMPI_Event *))
+/* The one path to agent k: thread suspended mode kept (gate.c), what the
+ * event names defined first for that agent (defs.c), then its handler. */
+static void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
+                        void (*notify)(JVMPI_Event *))
 {
-    if (env == NULL) {
-        env = seam_current_env();
-    }
+    int saved = agents_target_begin(k);
     gate_enter();
     events_as as;
     bool as_other = false;
@@ -255,11 +279,42 @@ static void deliver(JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev
     }
     defs_before(env, ev);
     ev->env_id = env_id;
+    /* What the handler itself causes is no longer meant for k alone. */
+    agents_target_now = -1;
     notify(ev);
+    agents_target_now = k;
     if (as_other) {
         events_as_end(&as);
     }
     gate_leave();
+    agents_target_end(saved);
+}
+
+/* To each agent of mask in load order, each given the event as it was
+ * built (a handler may write to its copy). */
+static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev)
+{
+    if (env == NULL) {
+        env = seam_current_env();
+    }
+    bool many = (mask & (mask - 1)) != 0;
+    JVMPI_Event built;
+    if (many) {
+        built = *ev;
+    }
+    agents_mask done = 0;
+    AGENTS_EACH(k, mask) {
+        void (*notify)(JVMPI_Event *) = handler_for((int)k, ev);
+        if (notify == NULL) {
+            continue;
+        }
+        if (done != 0) {
+            *ev = built;
+        }
+        deliver_one((int)k, env, env_id, me, ev, notify);
+        done |= AGENTS_BIT(k);
+    }
+    return done;
 }
 
 void events_as_begin(events_as *saved, JNIEnv *env_id)
@@ -305,20 +360,20 @@ void events_define_caller(JNIEnv *env)
 void events_quiet_begin(void) { quiet++; }
 void events_quiet_end(void) { quiet--; }
 
-void events_deliver(JNIEnv *env, JVMPI_Event *ev)
+agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev) { return events_deliver_to(~(agents_mask)0, env, ev); }
+
+agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 {
-    void (*notify)(JVMPI_Event *) = handler_for(ev);
-    if (notify == NULL || quiet > 0) {
-        return;
+    mask &= targets(ev);
+    if (mask == 0 || quiet > 0 || atomic_load_explicit(&shut_down, memory_order_acquire)) {
+        return 0;
     }
     if (as_set) {
-        deliver(env, as_env, NULL, ev, notify);
-        return;
+        return deliver(mask, env, as_env, NULL, ev);
     }
     if (!layer_is_live()) {
         /* CLASS_LOAD_HOOK before VM init: no thread is known yet, as on JDK 5.0. */
-        deliver(env, env, NULL, ev, notify);
-        return;
+        return deliver(mask, env, env, NULL, ev);
     }
     thread_rec *me = threads_self(env);
     if (me == NULL && env != NULL && !not_adoptable) {
@@ -330,7 +385,7 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
         not_adoptable = me == NULL;
     }
     if (me != NULL && me->internal) {
-        return; /* the layer's own thread: what its Java code does is no event */
+        return 0; /* the layer's own thread: what its Java code does is no event */
     }
     if (me == NULL) {
         if (events_enabled(JVMPI_EVENT_THREAD_START)) {
@@ -338,18 +393,18 @@ void events_deliver(JNIEnv *env, JVMPI_Event *ev)
         }
         events_as saved;
         events_as_begin(&saved, NULL);
-        deliver(env, as_env, NULL, ev, notify);
+        agents_mask done = deliver(mask, env, as_env, NULL, ev);
         events_as_end(&saved);
-        return;
+        return done;
     }
-    deliver(env, me->info.env, me, ev, notify);
+    return deliver(mask, env, me->info.env, me, ev);
 }
 
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
 {
-    void (*notify)(JVMPI_Event *) = handler_for(ev);
-    if (notify != NULL && quiet == 0) {
-        deliver(NULL, env_id, NULL, ev, notify);
+    agents_mask mask = targets(ev);
+    if (mask != 0 && quiet == 0) {
+        deliver(mask, NULL, env_id, NULL, ev);
     }
 }
 
@@ -359,11 +414,14 @@ bool events_is_shut_down(void) { return atomic_load(&shut_down); }
 void events_reset(void)
 {
     for (int i = 0; i <= JVMPI_MAX_EVENT_TYPE_VAL; i++) {
-        atomic_store(&events_on[i], false);
+        atomic_store(&events_on[i], 0);
+    }
+    for (int k = 0; k < AGENTS_MAX; k++) {
+        ifaces[k] = NULL;
+        atomic_store(&dropped_no_handler[k], 0);
     }
     pthread_mutex_lock(&source_lock);
     memset(source_refs, 0, sizeof source_refs);
     pthread_mutex_unlock(&source_lock);
     atomic_store(&shut_down, false);
-    atomic_store(&dropped_no_handler, 0);
 }

@@ -1,6 +1,6 @@
 /*
- * events - which JVMPI events the agent asked for, what carries each one,
- * and delivery to the agent's NotifyEvent.
+ * events - which JVMPI events each agent asked for, what carries each one,
+ * and delivery to the agents' NotifyEvent.
  */
 #ifndef JVMPI_EVENTS_H_
 #define JVMPI_EVENTS_H_
@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "agents.h"
 #include "seam.h"
 
 typedef enum {
@@ -21,25 +22,46 @@ typedef enum {
 events_kind events_kind_of(jint event_type);
 const char *events_name(jint event_type);
 
-extern _Atomic bool events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
+/* The agents that enabled each event. */
+extern _Atomic agents_mask events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
-/* Cheap: one relaxed load.  Unknown numbers are never enabled. */
+/* Whether any agent enabled the event.  Cheap: one relaxed load.  Unknown
+ * numbers are never enabled. */
 static inline bool events_enabled(jint event_type)
 {
     return event_type > 0 && event_type <= JVMPI_MAX_EVENT_TYPE_VAL &&
-           atomic_load_explicit(&events_on[event_type], memory_order_relaxed);
+           atomic_load_explicit(&events_on[event_type], memory_order_relaxed) != 0;
 }
 
-jint events_enable(jint event_type);
-jint events_disable(jint event_type);
+/* The agents that enabled the event, narrowed to the target agent when
+ * one is set (agents_target). */
+static inline agents_mask events_agents(jint event_type)
+{
+    if (event_type <= 0 || event_type > JVMPI_MAX_EVENT_TYPE_VAL) {
+        return 0;
+    }
+    return atomic_load_explicit(&events_on[event_type], memory_order_relaxed) & agents_target_mask();
+}
 
-/* Where NotifyEvent is read at each delivery (agents may set it late). */
-void events_set_interface(JVMPI_Interface *iface);
+/* Moves on whenever an agent switches an event on: what a thread cached as
+ * told to every agent that wants it may no longer be. */
+extern _Atomic unsigned events_generation;
 
-/* Hands ev to the agent.  The caller zeroed ev before filling it and set
- * event_type; env_id is set here to the calling thread's JNIEnv * (or the
- * handle the agent knows the thread by). */
-void events_deliver(JNIEnv *env, JVMPI_Event *ev);
+/* EnableEvent / DisableEvent of agent k. */
+jint events_enable(int agent, jint event_type);
+jint events_disable(int agent, jint event_type);
+
+/* Where agent k's NotifyEvent is read at each delivery (agents may set it late). */
+void events_set_interface(int agent, JVMPI_Interface *iface);
+
+/* Hands ev to each agent that enabled it (to the target agent alone when
+ * one is set; a requested event or a dump goes to the target only).  The
+ * caller zeroed ev before filling it and set event_type; env_id is set here
+ * to the calling thread's JNIEnv * (or the handle the agents know the
+ * thread by).  Returns the agents it was delivered to. */
+agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev);
+/* The same, to the agents of mask only (that enabled it). */
+agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev);
 /* The same, for an event that names another thread than the calling one
  * (MONITOR_CONTENDED_EXIT, emulated): env_id is the JNIEnv * the agent
  * knows that thread by. */

@@ -86,8 +86,8 @@ void gc_object_freed(int64_t tag)
      * its OBJECT_FREE is due if the agent was told of it (defs_free_due). */
     atomic_fetch_add_explicit(&frees_seen, 1, memory_order_relaxed);
     if (!events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
+        defs_free_due(tag); /* forgets what defs.c kept of it (before its record goes) */
         ids_forget(tag);
-        defs_free_due(tag); /* forgets what defs.c kept of it */
         return;
     }
     bool first = false;
@@ -323,6 +323,15 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         }
         pthread_mutex_unlock(&lock);
     }
+    /* Who each free is due to is read from the records before they go
+     * (an agent not told of an object gets no OBJECT_FREE for it). */
+    agents_mask *due = n > 0 ? malloc(n * sizeof *due) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        agents_mask d = defs_free_due(frees[i]);
+        if (due != NULL) {
+            due[i] = d;
+        }
+    }
     ids_drop_uncounted_many(frees, n);
     if (!events_is_shut_down()) {
         /* The layer's own thread delivers for the caller of RunGC, or else
@@ -336,8 +345,9 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
             dispatch_plain(env, JVMPI_EVENT_GC_START);
         }
         for (size_t i = 0; i < n; i++) {
-            if (defs_free_due(frees[i]) && events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
-                dispatch_object_free(env, seam_id_from_tag(frees[i]));
+            agents_mask to = due != NULL ? due[i] : ~(agents_mask)0;
+            if ((to & events_agents(JVMPI_EVENT_OBJECT_FREE)) != 0) {
+                dispatch_object_free(env, seam_id_from_tag(frees[i]), to);
             }
         }
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
@@ -348,6 +358,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         }
     }
     gate_open();
+    free(due);
     free(frees);
     {
         pthread_mutex_lock(&lock);

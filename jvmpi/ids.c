@@ -33,6 +33,7 @@
 #include <uthash.h>
 
 #include "idrec.h"
+#include "ids.h"
 #include "seam.h"
 #include "tls.h"
 
@@ -46,6 +47,50 @@
 #define ARRAY_TYPE_MASK 0xf
 #define NUMBER_SHIFT (FIELD_SHIFT + 4)
 #define NUMBER_MASK (((int64_t)1 << 18) - 1)
+
+/* A record holds a class number (NUMBER_MASK's bits) and, above it, the
+ * index of the set of agents told of the object (ids.h). */
+#define TOLD_SHIFT 18
+#define TOLD_SETS 64
+_Static_assert(NUMBER_MASK < ((int64_t)1 << TOLD_SHIFT) &&
+                   ((((int64_t)TOLD_SETS - 1) << TOLD_SHIFT) | NUMBER_MASK) <= IDREC_MAX_CLASS,
+               "a record has room for a class number and a set of agents");
+#define RECORD_NUMBER(v) ((v) & (((uint32_t)1 << TOLD_SHIFT) - 1))
+
+/* Set 0 is "not known" (every agent counts as told); the others are the
+ * sets of agents with OBJECT_ALLOC on that the run has gone through. */
+static _Atomic agents_mask told_sets[TOLD_SETS]; /* written once each, under told_lock */
+static int told_sets_used = 1;
+static _Atomic uint32_t told_now; /* the current set's index, shifted */
+static pthread_mutex_t told_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ids_alloc_agents_changed(agents_mask agents)
+{
+    pthread_mutex_lock(&told_lock);
+    int i = 1;
+    while (i < told_sets_used && told_sets[i] != agents) {
+        i++;
+    }
+    if (i == told_sets_used) {
+        if (told_sets_used < TOLD_SETS) {
+            atomic_store_explicit(&told_sets[told_sets_used++], agents, memory_order_release);
+        } else {
+            i = 0; /* a run that toggled too often: told is not known */
+        }
+    }
+    atomic_store(&told_now, (uint32_t)i << TOLD_SHIFT);
+    pthread_mutex_unlock(&told_lock);
+}
+
+agents_mask ids_told_at_alloc(int64_t tag)
+{
+    uint32_t v = idrec_get(ids_sequence(tag));
+    uint32_t i = v >> TOLD_SHIFT;
+    if (v == IDREC_NONE || i == 0 || i >= TOLD_SETS) {
+        return ~(agents_mask)0;
+    }
+    return atomic_load_explicit(&told_sets[i], memory_order_acquire);
+}
 
 _Static_assert((SEQ_MASK >> SEQ_SHIFT) == ((int64_t)1 << IDREC_SEQ_BITS) - 1,
                "idrec.c indexes every sequence number a tag can hold");
@@ -138,7 +183,7 @@ static int64_t make_object_tag(jlong *sizep, int64_t class_tag)
     }
     int64_t field = (size + 7) / 8;
     int64_t seq = next_seq();
-    idrec_put(seq, ids_class_number(class_tag));
+    idrec_put(seq, ids_class_number(class_tag) | atomic_load_explicit(&told_now, memory_order_relaxed));
     int64_t tag = seq << SEQ_SHIFT;
     if (field >= SIZE_BIG) {
         big_size *b = malloc(sizeof *b);
@@ -235,14 +280,16 @@ ids_object_state ids_object_class(int64_t tag, int64_t *class_tag)
     if (n == IDREC_NONE) {
         return IDS_OBJECT_GONE;
     }
-    *class_tag = class_numbered(n);
+    *class_tag = class_numbered(RECORD_NUMBER(n));
     return *class_tag != 0 ? IDS_OBJECT_LIVE : IDS_OBJECT_UNKNOWN;
 }
 
 void ids_set_object_class(int64_t tag, int64_t class_tag)
 {
     if (tag != 0 && !ids_is_class(tag)) {
-        idrec_set(ids_sequence(tag), ids_class_number(class_tag));
+        int64_t seq = ids_sequence(tag);
+        uint32_t told = idrec_get(seq) & ~(((uint32_t)1 << TOLD_SHIFT) - 1);
+        idrec_set(seq, ids_class_number(class_tag) | told);
     }
 }
 
@@ -357,5 +404,9 @@ void ids_reset(void)
         free(b);
     }
     pthread_mutex_unlock(&big_lock);
+    pthread_mutex_lock(&told_lock);
+    told_sets_used = 1;
+    atomic_store(&told_now, 0);
+    pthread_mutex_unlock(&told_lock);
     /* The sequence is never reset: an ID must not come back, not even in tests. */
 }

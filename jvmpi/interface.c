@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "agents.h"
 #include "classes.h"
 #include "defs.h"
 #include "dispatch.h"
@@ -65,23 +66,26 @@ static thread_rec *thread_arg(const char *fn, JNIEnv *env)
 
 /* ---- events ------------------------------------------------------------- */
 
-static jint JNICALL enable_event(jint event_type, void *arg)
+static jint enable_event(int agent, jint event_type, void *arg)
 {
-    bool was_on = events_enabled(event_type);
-    jint rc = events_enable(event_type);
+    bool was_on = (events_agents(event_type) & AGENTS_BIT(agent)) != 0;
+    jint rc = events_enable(agent, event_type);
     if (rc == JVMPI_SUCCESS &&
         (event_type == JVMPI_EVENT_CLASS_LOAD || event_type == JVMPI_EVENT_CLASS_UNLOAD)) {
         /* Classes loaded before now need IDs (tags) for unloads to be seen. */
         layer_define_loaded_classes(seam_current_env());
     }
     if (rc == JVMPI_SUCCESS && !was_on && event_type == JVMPI_EVENT_COMPILED_METHOD_LOAD) {
-        /* Methods compiled before now are reported now, as JVM TI replays them. */
+        /* Methods compiled before now are reported now, as JVM TI replays
+         * them (on this thread, so to this agent only). */
+        int saved = agents_target_begin(agent);
         methods_after_enable_compiled();
+        agents_target_end(saved);
     }
     return rc;
 }
 
-static jint JNICALL disable_event(jint event_type, void *arg) { return events_disable(event_type); }
+static jint disable_event(int agent, jint event_type, void *arg) { return events_disable(agent, event_type); }
 
 static jint request_class_load(jobjectID id)
 {
@@ -140,7 +144,18 @@ static jint request_object_alloc(jobjectID id)
     return JVMPI_SUCCESS;
 }
 
-static jint JNICALL request_event(jint event_type, void *arg)
+static jint request_for_target(jint event_type, void *arg);
+
+/* The answer goes to the asking agent alone. */
+static jint request_event(int agent, jint event_type, void *arg)
+{
+    int saved = agents_target_begin(agent);
+    jint rc = request_for_target(event_type, arg);
+    agents_target_end(saved);
+    return rc;
+}
+
+static jint request_for_target(jint event_type, void *arg)
 {
     if (layer_phase() == LAYER_DEAD) {
         return JVMPI_NOT_AVAILABLE;
@@ -333,17 +348,17 @@ static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(vo
                : JNI_ERR;
 }
 
-static void JNICALL set_thread_local_storage(JNIEnv *env, void *ptr)
+static void set_thread_local_storage(int agent, JNIEnv *env, void *ptr)
 {
-    if (!threads_tls_set(env, ptr)) {
+    if (!threads_tls_set(env, agent, ptr)) {
         not_a_thread("SetThreadLocalStorage", env);
     }
 }
 
-static void *JNICALL get_thread_local_storage(JNIEnv *env)
+static void *get_thread_local_storage(int agent, JNIEnv *env)
 {
     void *value = NULL;
-    if (!threads_tls_get(env, &value)) {
+    if (!threads_tls_get(env, agent, &value)) {
         not_a_thread("GetThreadLocalStorage", env);
     }
     return value;
@@ -410,7 +425,7 @@ static jobject JNICALL object_id_to_jobject(jobjectID id)
     return seam_object_from_id(env, id);
 }
 
-static jobjectID JNICALL jobject_to_object_id(jobject obj)
+static jobjectID jobject_to_object_id(int agent, jobject obj)
 {
     if (obj == NULL) {
         BAD_CALL("jobject2jobjectID", "NULL jobject");
@@ -421,22 +436,56 @@ static jobjectID JNICALL jobject_to_object_id(jobject obj)
         return NULL;
     }
     jobjectID id = seam_id_from_object(env, obj);
-    defs_object_known(id);
+    defs_object_known(agent, id);
     return id;
 }
 
-/* ---- the table -------------------------------------------------------------- */
+/* ---- the tables ------------------------------------------------------------- */
 
-static JVMPI_Interface table;
+/* JVMPI functions take no interface pointer, so each agent's table has
+ * functions of its own for what is kept per agent: they only pass on which
+ * agent is calling. */
+#define PER_AGENT(k)                                                                                         \
+    static jint JNICALL enable_event_##k(jint t, void *a) { return enable_event(k, t, a); }                \
+    static jint JNICALL disable_event_##k(jint t, void *a) { return disable_event(k, t, a); }              \
+    static jint JNICALL request_event_##k(jint t, void *a) { return request_event(k, t, a); }              \
+    static void JNICALL set_tls_##k(JNIEnv *e, void *p) { set_thread_local_storage(k, e, p); }             \
+    static void *JNICALL get_tls_##k(JNIEnv *e) { return get_thread_local_storage(k, e); }                 \
+    static jobjectID JNICALL to_id_##k(jobject o) { return jobject_to_object_id(k, o); }
+PER_AGENT(0)
+PER_AGENT(1)
+PER_AGENT(2)
+PER_AGENT(3)
+PER_AGENT(4)
+PER_AGENT(5)
+PER_AGENT(6)
+PER_AGENT(7)
+#undef PER_AGENT
 
-static void table_fill(void)
+static const struct {
+    jint(JNICALL *enable)(jint, void *);
+    jint(JNICALL *disable)(jint, void *);
+    jint(JNICALL *request)(jint, void *);
+    void(JNICALL *set_tls)(JNIEnv *, void *);
+    void *(JNICALL *get_tls)(JNIEnv *);
+    jobjectID(JNICALL *to_id)(jobject);
+} per_agent[] = {
+#define ROW(k) {enable_event_##k, disable_event_##k, request_event_##k, set_tls_##k, get_tls_##k, to_id_##k}
+    ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5), ROW(6), ROW(7),
+#undef ROW
+};
+_Static_assert(sizeof per_agent / sizeof per_agent[0] == AGENTS_MAX, "a row of functions for each agent");
+
+static JVMPI_Interface tables[AGENTS_MAX];
+
+static void table_fill(int k)
 {
-    table = (JVMPI_Interface){
+    tables[k] = (JVMPI_Interface){
         .version = JVMPI_VERSION_1_2,
         .NotifyEvent = NULL,
-        .EnableEvent = enable_event,
-        .DisableEvent = disable_event,
-        .RequestEvent = request_event,
+        .EnableEvent = per_agent[k].enable,
+        .DisableEvent = per_agent[k].disable,
+        .RequestEvent = per_agent[k].request,
         .GetCallTrace = get_call_trace,
         .ProfilerExit = profiler_exit,
         .RawMonitorCreate = raw_monitor_create,
@@ -451,38 +500,50 @@ static void table_fill(void)
         .GetThreadStatus = get_thread_status,
         .ThreadHasRun = thread_has_run,
         .CreateSystemThread = create_system_thread,
-        .SetThreadLocalStorage = set_thread_local_storage,
-        .GetThreadLocalStorage = get_thread_local_storage,
+        .SetThreadLocalStorage = per_agent[k].set_tls,
+        .GetThreadLocalStorage = per_agent[k].get_tls,
         .DisableGC = disable_gc,
         .EnableGC = enable_gc,
         .RunGC = run_gc,
         .GetThreadObject = get_thread_object,
         .GetMethodClass = get_method_class,
         .jobjectID2jobject = object_id_to_jobject,
-        .jobject2jobjectID = jobject_to_object_id,
+        .jobject2jobjectID = per_agent[k].to_id,
         .SuspendThreadList = suspend_thread_list,
         .ResumeThreadList = resume_thread_list,
     };
+    events_set_interface(k, &tables[k]);
+}
+
+JVMPI_Interface *interface_for_agent(int k)
+{
+    if (k < 0 || k >= AGENTS_MAX) {
+        return NULL;
+    }
+    if (tables[k].EnableEvent == NULL) {
+        table_fill(k);
+    }
+    return &tables[k];
 }
 
 JVMPI_Interface *interface_table(void)
 {
-    if (table.EnableEvent == NULL) {
-        table_fill();
-    }
-    return &table;
+    agents_ensure(0);
+    return interface_for_agent(0);
 }
 
-JVMPI_Interface *layer_interface_for(jint version)
+bool layer_is_jvmpi_version(jint version)
 {
-    switch (version) {
-    case JVMPI_VERSION_1:
-    case JVMPI_VERSION_1_1:
-    case JVMPI_VERSION_1_2:
-        return interface_table();
-    default:
+    return version == JVMPI_VERSION_1 || version == JVMPI_VERSION_1_1 || version == JVMPI_VERSION_1_2;
+}
+
+JVMPI_Interface *layer_interface_for(jint version, const void *caller)
+{
+    if (!layer_is_jvmpi_version(version)) {
         return NULL;
     }
+    int k = agents_for_caller(caller);
+    return k < 0 ? NULL : interface_for_agent(k);
 }
 
 void interface_mark_init_done(void) { atomic_store(&init_done, true); }
@@ -493,5 +554,8 @@ void interface_reset(void)
 {
     atomic_store(&init_done, false);
     gc_reset();
-    table_fill();
+    for (int k = 0; k < AGENTS_MAX; k++) {
+        tables[k].EnableEvent = NULL;
+    }
+    agents_reset();
 }

@@ -7,8 +7,10 @@
 
 #include "jvmpi.h"
 
-/* The one table every agent gets, whatever version it asked for: the full
- * VERSION_1_2 layout, with version set to VERSION_1_2 as HotSpot 5.0 did. */
+/* Agent k's table, whatever version it asked for: the full VERSION_1_2
+ * layout, with version set to VERSION_1_2 as HotSpot 5.0 did. */
+JVMPI_Interface *interface_for_agent(int k);
+/* Agent 0's table, registering agent 0 if need be (unit tests). */
 JVMPI_Interface *interface_table(void);
 
 /* CreateSystemThread is allowed from JVM_INIT_DONE on. */

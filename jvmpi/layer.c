@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agents.h"
 #include "classes.h"
 #include "deadline.h"
 #include "defs.h"
@@ -77,7 +78,8 @@ seam_caps_wanted layer_capabilities_wanted(void)
 bool layer_class_cache_allowed(void) { return class_cache; }
 bool layer_vthreads_as_carriers(void) { return vthreads_carriers; }
 
-jint layer_onload(JavaVM *vm, const char *text)
+/* The layer's own options, read at the first -agentpath:libjvmpi.so. */
+static jint read_layer_options(void)
 {
     char err[512];
     options_layer lopts;
@@ -95,33 +97,48 @@ jint layer_onload(JavaVM *vm, const char *text)
         return JNI_ERR;
     }
     options_layer_free(&lopts);
+    gc_set_waker(wake_delivery);
+    reset_set_waker(wake_delivery);
+    rawmon_set_event_sink(dispatch_raw_monitor);
+    rawmon_set_env_source(seam_current_env);
+    return JNI_OK;
+}
 
+static bool options_read;
+
+jint layer_onload(JavaVM *vm, const char *text)
+{
+    char err[1024];
+    if (!options_read) {
+        if (read_layer_options() != JNI_OK) {
+            return JNI_ERR;
+        }
+        options_read = true;
+        if (loader_check_xrun(err, sizeof err) != 0) {
+            LOG_ERROR("%s", err);
+            return JNI_ERR;
+        }
+    }
     options_agent agent;
     if (options_parse_agent(text, &agent, err, sizeof err) != 0) {
         LOG_ERROR("bad -agentpath options for libjvmpi.so: %s (expected <agent>[:<agent options>])", err);
         return JNI_ERR;
     }
-    events_set_interface(interface_table());
-    gc_set_waker(wake_delivery);
-    reset_set_waker(wake_delivery);
-    rawmon_set_event_sink(dispatch_raw_monitor);
-    rawmon_set_env_source(seam_current_env);
-
-    char *boot = seam_system_property("sun.boot.library.path");
-    char *javalib = seam_system_property("java.library.path");
-    loader_paths paths = {boot, getenv("LD_LIBRARY_PATH"), javalib, loader_agents_dir()};
     jint rc = JNI_OK;
-    agent_named = agent.agent != NULL;
     if (agent.agent != NULL) {
+        agent_named = true;
+        char *boot = seam_system_property("sun.boot.library.path");
+        char *javalib = seam_system_property("java.library.path");
+        loader_paths paths = {boot, getenv("LD_LIBRARY_PATH"), javalib, loader_agents_dir()};
         rc = loader_start_agent(vm, agent.agent, agent.agent_options, &paths);
+        free(boot);
+        free(javalib);
     } else {
         /* No agent named: the unchanged -Xrun command line.  The VM finds the
          * library itself (JDK lib directory, then LD_LIBRARY_PATH) and calls its
          * JVM_OnLoad later, with the JavaVM whose GetEnv we patched. */
-        LOG_INFO("no agent named after '=': waiting for an -Xrun agent to ask for JVMPI");
+        LOG_INFO("no agent named after '=': waiting for -Xrun agents to ask for JVMPI");
     }
-    free(boot);
-    free(javalib);
     options_agent_free(&agent);
     return rc;
 }
@@ -174,7 +191,7 @@ void layer_vm_init(JNIEnv *env)
     }
     if (events_enabled(JVMPI_EVENT_CLASS_LOAD)) {
         int n = 0;
-        class_rec **list = classes_unannounced(&n);
+        class_rec **list = classes_unannounced(atomic_load(&events_on[JVMPI_EVENT_CLASS_LOAD]), &n);
         for (int i = 0; i < n; i++) {
             dispatch_announce_class(env, list[i]);
             classes_release(list[i]);
@@ -554,10 +571,41 @@ void layer_jni_ref(JNIEnv *env, bool weak, jobject ref, jobject obj)
 
 /* ---- other callbacks ---------------------------------------------------- */
 
+/* One agent's turn at a class file: data is what the VM or the agent before
+ * it made (VM memory the layer owns); returns what this agent made of it,
+ * data itself when it changed nothing or gave nothing back. */
+static unsigned char *hook_one(JNIEnv *env, unsigned char *data, jint *len)
+{
+    JVMPI_Event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event_type = JVMPI_EVENT_CLASS_LOAD_HOOK;
+    ev.u.class_load_hook.class_data = data;
+    ev.u.class_load_hook.class_data_len = *len;
+    ev.u.class_load_hook.new_class_data = data;
+    ev.u.class_load_hook.new_class_data_len = *len;
+    ev.u.class_load_hook.malloc_f = seam_vm_alloc;
+    if (events_deliver(env, &ev) == 0) {
+        return data;
+    }
+    unsigned char *out = ev.u.class_load_hook.new_class_data;
+    jint out_len = ev.u.class_load_hook.new_class_data_len;
+    if (out == NULL || out_len <= 0) {
+        LOG_WARN("CLASS_LOAD_HOOK: the agent %s returned no class data; the class goes on unchanged by it",
+                 agents_name(agents_target()));
+        return data;
+    }
+    if (out != data) {
+        seam_vm_free(data);
+    }
+    *len = out_len;
+    return out;
+}
+
 void layer_class_file_hook(JNIEnv *env, const unsigned char *data, jint len,
                            unsigned char **new_data, jint *new_len)
 {
-    if (!events_enabled(JVMPI_EVENT_CLASS_LOAD_HOOK) || events_is_shut_down()) {
+    agents_mask hooks = events_agents(JVMPI_EVENT_CLASS_LOAD_HOOK);
+    if (hooks == 0 || events_is_shut_down()) {
         return;
     }
     /* JVMPI agents may edit class_data in place, and the VM used
@@ -569,32 +617,20 @@ void layer_class_file_hook(JNIEnv *env, const unsigned char *data, jint len,
         return;
     }
     memcpy(copy, data, (size_t)len);
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = JVMPI_EVENT_CLASS_LOAD_HOOK;
-    ev.u.class_load_hook.class_data = copy;
-    ev.u.class_load_hook.class_data_len = len;
-    ev.u.class_load_hook.new_class_data = copy;
-    ev.u.class_load_hook.new_class_data_len = len;
-    ev.u.class_load_hook.malloc_f = seam_vm_alloc;
-    events_deliver(env, &ev);
-
-    unsigned char *out = ev.u.class_load_hook.new_class_data;
-    jint out_len = ev.u.class_load_hook.new_class_data_len;
-    if (out == NULL || out_len <= 0) {
-        LOG_WARN("CLASS_LOAD_HOOK: the agent returned no class data; the class is loaded unchanged");
-        out = copy;
-        out_len = len;
+    /* Agents in load order, each given what the one before made. */
+    unsigned char *cur = copy;
+    jint cur_len = len;
+    AGENTS_EACH(k, hooks) {
+        int saved = agents_target_begin((int)k);
+        cur = hook_one(env, cur, &cur_len);
+        agents_target_end(saved);
     }
-    if (out == copy && out_len == len && memcmp(copy, data, (size_t)len) == 0) {
-        seam_vm_free(copy);
+    if (cur_len == len && memcmp(cur, data, (size_t)len) == 0) {
+        seam_vm_free(cur);
         return;
     }
-    if (out != copy) {
-        seam_vm_free(copy);
-    }
-    *new_data = out;
-    *new_len = out_len;
+    *new_data = cur;
+    *new_len = cur_len;
 }
 
 void layer_data_dump_request(void)
@@ -606,6 +642,8 @@ void layer_data_dump_request(void)
 
 void layer_reset(void)
 {
+    options_read = false;
+    agent_named = false;
     atomic_store(&phase, LAYER_ONLOAD);
     events_reset();
     classes_reset();

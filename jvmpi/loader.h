@@ -27,8 +27,15 @@ char *loader_find(const char *name, const loader_paths *paths);
 /* The directory the layer's own agents are installed in (…/lib/agents). */
 const char *loader_agents_dir(void);
 
-/* Loads the agent and calls its JVM_OnLoad(vm, options, NULL).  Returns
- * JNI_OK, or JNI_ERR after one line saying what went wrong. */
+/* Loads the agent and calls its JVM_OnLoad(vm, options, NULL).  A library
+ * already in the process (another agent's), or one the VM will load for an
+ * -Xrun agent of the same name, is loaded from a copy of its file, so that
+ * each agent has globals of its own.  Returns JNI_OK, or JNI_ERR after one
+ * line saying what went wrong. */
 jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, const loader_paths *paths);
+
+/* 0, or -1 with a one-line reason: a command line whose -Xrun agents the
+ * layer cannot serve (one named twice: the VM would start one library twice). */
+int loader_check_xrun(char *err, size_t errlen);
 
 #endif

@@ -19,6 +19,13 @@ void log_set_level(log_level_t level);
 int log_set_file(const char *path);
 void log_write(log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* What a user typed, quoted in an error line: as it is, or when longer than
+ * LOG_SHORT_MAX its start and its length in buf (LOG_SHORT_BUF bytes), so
+ * that the reason after it is never lost in it. */
+#define LOG_SHORT_MAX 120
+#define LOG_SHORT_BUF 160
+const char *log_shorten(const char *text, char *buf, size_t size);
+
 #define LOG_AT(lvl, ...) do { if ((int)(lvl) <= log_level) log_write((lvl), __VA_ARGS__); } while (0)
 #define LOG_ERROR(...) log_write(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define LOG_WARN(...)  LOG_AT(LOG_LEVEL_WARN, __VA_ARGS__)

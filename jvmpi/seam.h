@@ -464,8 +464,11 @@ seam_caps_wanted layer_capabilities_wanted(void);
  * JVM TI for its class (jvmti_backend/classcache.c says why it need not). */
 bool layer_class_cache_allowed(void);
 
-/* GetEnv for a JVMPI version: the interface, or NULL for other versions. */
-JVMPI_Interface *layer_interface_for(jint version);
+/* GetEnv for a JVMPI version: the interface of the agent whose library
+ * holds caller (GetEnv's return address), or NULL for other versions and
+ * when no more agents can be served (said in one line). */
+JVMPI_Interface *layer_interface_for(jint version, const void *caller);
+bool layer_is_jvmpi_version(jint version);
 
 void layer_vm_init(JNIEnv *env);
 void layer_vm_death(JNIEnv *env);

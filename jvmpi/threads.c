@@ -7,6 +7,7 @@
 #include <time.h>
 #include <uthash.h>
 
+#include "events.h"
 #include "log.h"
 
 typedef struct {
@@ -272,34 +273,34 @@ void threads_release(thread_rec *t)
 
 bool threads_claim_announce(thread_rec *t) { return defs_claim(&t->announced); }
 
-bool threads_tls_get(JNIEnv *env, void **value)
+bool threads_tls_get(JNIEnv *env, int agent, void **value)
 {
     thread_entry *me = self;
     if (me != NULL && me->rec.info.env == env) {
-        *value = me->rec.tls;
+        *value = me->rec.tls[agent];
         return true;
     }
     thread_rec *t = threads_acquire_by_env(env);
     if (t == NULL) {
         return false;
     }
-    *value = t->tls;
+    *value = t->tls[agent];
     threads_release(t);
     return true;
 }
 
-bool threads_tls_set(JNIEnv *env, void *value)
+bool threads_tls_set(JNIEnv *env, int agent, void *value)
 {
     thread_entry *me = self;
     if (me != NULL && me->rec.info.env == env) {
-        me->rec.tls = value;
+        me->rec.tls[agent] = value;
         return true;
     }
     thread_rec *t = threads_acquire_by_env(env);
     if (t == NULL) {
         return false;
     }
-    t->tls = value;
+    t->tls[agent] = value;
     threads_release(t);
     return true;
 }
@@ -349,9 +350,8 @@ thread_rec *threads_stand_in(void)
         if (e->rec.internal || e->rec.ended || e->rec.ending) {
             continue;
         }
-        /* announced.state is only read here: a stale answer picks another
-         * thread, never a wrong one */
-        bool told = e->rec.announced.state == DEFS_SENT;
+        /* A stale answer picks another thread, never a wrong one. */
+        bool told = defs_was_sent(&e->rec.announced, atomic_load(&events_on[JVMPI_EVENT_THREAD_START]));
         if (best == NULL || (told && !best_told) || (told == best_told && e->seq < best->seq)) {
             best = e;
             best_told = told;

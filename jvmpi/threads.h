@@ -19,7 +19,7 @@ typedef struct thread_rec thread_rec;
 
 struct thread_rec {
     seam_thread_info info;   /* env, id, backend handle, names */
-    void *_Atomic tls;       /* the agent's thread-local storage word */
+    void *_Atomic tls[AGENTS_MAX]; /* each agent's thread-local storage word */
     bool internal;           /* the layer's own thread: never reported */
     bool suspended;          /* suspended through JVMPI SuspendThread */
     jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
@@ -92,8 +92,8 @@ void threads_mark_ending(thread_rec *t);
 JNIEnv *threads_event_env(JNIEnv *env);
 
 /* The agent's thread-local storage word; false when env names no known thread. */
-bool threads_tls_get(JNIEnv *env, void **value);
-bool threads_tls_set(JNIEnv *env, void *value);
+bool threads_tls_get(JNIEnv *env, int agent, void **value);
+bool threads_tls_set(JNIEnv *env, int agent, void *value);
 
 /* What GetThreadStatus answers for t: vm_status is the VM's view of it
  * (SUSPENDED and INTERRUPTED bits included, JVMPI_FAIL when it has none),

@@ -27,6 +27,8 @@ typedef struct tls_caches {
     jobjectID announced[TLS_ANNOUNCED_SLOTS];
     /* methods whose class this thread knows was announced (jvmpi/defs.c) */
     jmethodID methods[TLS_METHOD_SLOTS];
+    /* events_generation when those two were last emptied */
+    unsigned defs_generation;
     /* element class of an array class, by the array class's tag (jvmti_backend/heap.c) */
     struct {
         int64_t array_tag;

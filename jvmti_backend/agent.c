@@ -78,16 +78,21 @@ static struct JNIInvokeInterface_ patched_invoke;
 
 static jint JNICALL hooked_get_env(JavaVM *vm, void **penv, jint version)
 {
-    JVMPI_Interface *iface = layer_interface_for(version);
-    if (iface != NULL) {
-        if (penv == NULL) {
-            LOG_ERROR("GetEnv(JVMPI version 0x%x): NULL result pointer", (unsigned)version);
-            return JNI_ERR;
-        }
-        *penv = iface;
-        return JNI_OK;
+    if (!layer_is_jvmpi_version(version)) {
+        return bk.vm_get_env(vm, penv, version);
     }
-    return bk.vm_get_env(vm, penv, version);
+    if (penv == NULL) {
+        LOG_ERROR("GetEnv(JVMPI version 0x%x): NULL result pointer", (unsigned)version);
+        return JNI_ERR;
+    }
+    /* Each agent is told apart by the library the call comes from. */
+    JVMPI_Interface *iface = layer_interface_for(version, __builtin_return_address(0));
+    if (iface == NULL) {
+        *penv = NULL;
+        return JNI_ERR;
+    }
+    *penv = iface;
+    return JNI_OK;
 }
 
 /* The VM's JavaVM is a writable global whose first word points at the
@@ -451,8 +456,12 @@ static void take_costly_capabilities(void)
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     if (bk.vm != NULL) {
-        LOG_ERROR("libjvmpi.so is loaded twice: JVMPI supports one agent per VM");
-        return JNI_ERR;
+        /* Another -agentpath:libjvmpi.so: one more JVMPI agent in this VM. */
+        jint rc = layer_onload(vm, options);
+        if (rc == JNI_OK) {
+            take_costly_capabilities();
+        }
+        return rc;
     }
     bk.vm = vm;
     if (!create_envs(vm)) {

@@ -191,7 +191,7 @@ START_TEST(test_enable_disable_every_number)
     int src[SEAM_SRC_COUNT];
     expected_sources(n, src);
 
-    jint rc = events_enable(n);
+    jint rc = events_enable(0, n);
     ck_assert_msg(rc == want, "events_enable(%d) = %d, expected %d", (int)n, (int)rc, (int)want);
     ck_assert_msg(events_enabled(n) == (want == JVMPI_SUCCESS), "events_enabled(%d) after enable is %d", (int)n,
                   events_enabled(n));
@@ -199,23 +199,23 @@ START_TEST(test_enable_disable_every_number)
 
     /* twice: same answer, nothing switched again */
     int switches = fake.source_switches;
-    rc = events_enable(n);
+    rc = events_enable(0, n);
     ck_assert_msg(rc == want, "second events_enable(%d) = %d", (int)n, (int)rc);
     ck_assert_int_eq(fake.source_switches, switches);
 
-    rc = events_disable(n);
+    rc = events_disable(0, n);
     ck_assert_msg(rc == want, "events_disable(%d) = %d, expected %d", (int)n, (int)rc, (int)want);
     ck_assert_msg(!events_enabled(n), "events_enabled(%d) after disable", (int)n);
     assert_sources("after disable", n, all_off);
 
     /* disabling what is off is fine and switches nothing */
     switches = fake.source_switches;
-    rc = events_disable(n);
+    rc = events_disable(0, n);
     ck_assert_msg(rc == want, "second events_disable(%d) = %d", (int)n, (int)rc);
     ck_assert_int_eq(fake.source_switches, switches);
 
     /* the REQUESTED bit never makes a number valid */
-    ck_assert_int_eq(events_enable(n | JVMPI_REQUESTED_EVENT), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(events_enable(0, n | JVMPI_REQUESTED_EVENT), JVMPI_NOT_AVAILABLE);
     ck_assert(!events_enabled(n | JVMPI_REQUESTED_EVENT));
 }
 END_TEST
@@ -231,13 +231,13 @@ START_TEST(test_quiet_enable_disable)
     int wrong = 0;
     stderr_capture_begin(&c);
     for (jint n = -1; n <= JVMPI_MAX_EVENT_TYPE_VAL + 2; n++) {
-        wrong += events_disable(n) != expected_rc(n);
+        wrong += events_disable(0, n) != expected_rc(n);
     }
-    wrong += events_enable(20) != JVMPI_NOT_AVAILABLE;
-    wrong += events_enable(JVMPI_MAX_EVENT_TYPE_VAL + 1) != JVMPI_NOT_AVAILABLE;
-    wrong += events_enable(JVMPI_EVENT_HEAP_DUMP) != JVMPI_NOT_AVAILABLE;
-    wrong += events_enable(JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
-    wrong += events_disable(JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
+    wrong += events_enable(0, 20) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(0, JVMPI_MAX_EVENT_TYPE_VAL + 1) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(0, JVMPI_EVENT_HEAP_DUMP) != JVMPI_NOT_AVAILABLE;
+    wrong += events_enable(0, JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
+    wrong += events_disable(0, JVMPI_EVENT_GC_START) != JVMPI_SUCCESS;
     stderr_capture_end(&c);
     ck_assert_int_eq(wrong, 0);
     ck_assert_int_eq(stderr_capture_loud(&c), 0);
@@ -245,9 +245,9 @@ START_TEST(test_quiet_enable_disable)
     /* asked for: an enable that cannot be met says so, a disable still not */
     log_set_level(LOG_LEVEL_INFO);
     stderr_capture_begin(&c);
-    events_enable(20);
-    events_disable(20);
-    events_disable(JVMPI_EVENT_OBJECT_DUMP);
+    events_enable(0, 20);
+    events_disable(0, 20);
+    events_disable(0, JVMPI_EVENT_OBJECT_DUMP);
     stderr_capture_end(&c);
     ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: info: EnableEvent: 20 is not a JVMPI event type"), 1);
     ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 1);
@@ -298,50 +298,50 @@ END_TEST
 
 START_TEST(test_shared_source_refcount)
 {
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
 
     /* CLASS_UNLOAD still needs ClassPrepare */
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
 
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
 
     /* the other order */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
 }
 END_TEST
 
 START_TEST(test_enable_twice_counts_once)
 {
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert_int_eq(fake.source_switches, 1);
     /* one disable undoes any number of enables */
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert_int_eq(fake.source_switches, 2);
 
     /* and with a shared source: UNLOAD twice, LOAD once, then each disabled once */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
 }
@@ -350,20 +350,20 @@ END_TEST
 START_TEST(test_refused_source)
 {
     fake.refuse_sources = true;
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_FAIL);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_FAIL);
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_UNLOAD));
     assert_sources("refused", JVMPI_EVENT_CLASS_UNLOAD, all_off);
     /* events without a source do not care */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
 
     /* once the VM agrees, the first enable switches the source on: nothing
      * was left counted by the refused attempts */
     fake.refuse_sources = false;
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
 }
 END_TEST
@@ -373,25 +373,25 @@ END_TEST
 START_TEST(test_refused_second_source_rolls_back)
 {
     fake.refuse_source[SEAM_SRC_CLASS_FREE] = true;
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_UNLOAD));
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_FREE]);
 
     /* with CLASS_LOAD holding ClassPrepare, a refused UNLOAD leaves it on... */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_FAIL);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(events_enabled(JVMPI_EVENT_CLASS_LOAD));
     /* ...and counted once: disabling CLASS_LOAD switches it off */
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_CLASS_PREPARE]);
 
     fake.refuse_source[SEAM_SRC_CLASS_FREE] = false;
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_FREE]);
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_UNLOAD), JVMPI_SUCCESS);
     assert_sources("after all", JVMPI_EVENT_CLASS_UNLOAD, all_off);
 }
 END_TEST
@@ -400,13 +400,13 @@ END_TEST
  * what the VM does. */
 START_TEST(test_refused_disable)
 {
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake.refuse_sources = true;
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_FAIL);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_FAIL);
     ck_assert(events_enabled(JVMPI_EVENT_DATA_DUMP_REQUEST));
     ck_assert(fake.source_on[SEAM_SRC_DATA_DUMP]);
     fake.refuse_sources = false;
-    ck_assert_int_eq(events_disable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_disable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     ck_assert(!fake.source_on[SEAM_SRC_DATA_DUMP]);
 }
 END_TEST
@@ -425,7 +425,7 @@ static void *enabler(void *arg)
 {
     (void)arg;
     pthread_barrier_wait(&enable_barrier);
-    events_enable(JVMPI_EVENT_CLASS_LOAD);
+    events_enable(0, JVMPI_EVENT_CLASS_LOAD);
     return NULL;
 }
 
@@ -445,7 +445,7 @@ START_TEST(test_concurrent_enable_counts_once)
         }
         pthread_barrier_destroy(&enable_barrier);
         ck_assert(events_enabled(JVMPI_EVENT_CLASS_LOAD));
-        ck_assert_int_eq(events_disable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+        ck_assert_int_eq(events_disable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
         if (fake.source_on[SEAM_SRC_CLASS_PREPARE]) {
             stuck_rounds++;
         }
@@ -499,9 +499,10 @@ START_TEST(test_deliver_reads_notify_late)
 {
     JVMPI_Interface iface;
     memset(&iface, 0, sizeof iface);
-    events_set_interface(&iface);
+    events_set_interface(0, &iface);
     /* enabled before the agent set NotifyEvent (some agents do that) */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
 
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
     events_deliver(ENV_A, &ev); /* no handler yet: dropped, no crash */
@@ -549,8 +550,8 @@ START_TEST(test_deliver_names_known_threads)
     JVMPI_Interface iface;
     memset(&iface, 0, sizeof iface);
     iface.NotifyEvent = notify_a;
-    events_set_interface(&iface);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     layer_vm_init(ENV_A);
 
@@ -581,8 +582,8 @@ START_TEST(test_quiet_and_internal_threads_send_nothing)
     JVMPI_Interface iface;
     memset(&iface, 0, sizeof iface);
     iface.NotifyEvent = notify_a;
-    events_set_interface(&iface);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
     events_quiet_begin();
@@ -599,7 +600,9 @@ START_TEST(test_deliver_after_shutdown)
     JVMPI_Interface iface;
     memset(&iface, 0, sizeof iface);
     iface.NotifyEvent = notify_a;
-    events_set_interface(&iface);
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_SHUT_DOWN), JVMPI_SUCCESS);
     ck_assert(!events_is_shut_down());
     JVMPI_Event ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
     events_deliver(ENV_A, &ev);
@@ -615,9 +618,11 @@ START_TEST(test_deliver_after_shutdown)
     events_shutdown(); /* twice: harmless */
     ck_assert(events_is_shut_down());
 
-    /* tests only: reset brings delivery back */
+    /* tests only: reset brings delivery back (and clears the agent's table) */
     events_reset();
     ck_assert(!events_is_shut_down());
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
     ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
     events_deliver(ENV_A, &ev);
     ck_assert_int_eq(calls_a, 2);
@@ -626,14 +631,14 @@ END_TEST
 
 START_TEST(test_reset_clears)
 {
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
     events_reset();
     fake_reset();
     ck_assert(!events_enabled(JVMPI_EVENT_CLASS_LOAD));
     ck_assert(!events_enabled(JVMPI_EVENT_THREAD_START));
     /* the source count starts from zero again */
-    ck_assert_int_eq(events_enable(JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_CLASS_LOAD), JVMPI_SUCCESS);
     ck_assert(fake.source_on[SEAM_SRC_CLASS_PREPARE]);
 }
 END_TEST

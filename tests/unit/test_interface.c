@@ -270,7 +270,7 @@ static void setup(void)
     fake_reset();
     ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
     pi = interface_table();
-    ck_assert_ptr_eq(pi, layer_interface_for(JVMPI_VERSION_1_2));
+    ck_assert_ptr_eq(pi, layer_interface_for(JVMPI_VERSION_1_2, NULL));
     pi->NotifyEvent = record_event;
     atomic_store(&n_evs, 0);
     memset(evs, 0, sizeof evs);
@@ -1360,9 +1360,9 @@ START_TEST(test_interface_versions)
 {
     /* the table layout legacy binaries index into: 8 + 29 pointers */
     ck_assert_uint_eq(sizeof(JVMPI_Interface), 240);
-    JVMPI_Interface *v1 = layer_interface_for(JVMPI_VERSION_1);
-    JVMPI_Interface *v11 = layer_interface_for(JVMPI_VERSION_1_1);
-    JVMPI_Interface *v12 = layer_interface_for(JVMPI_VERSION_1_2);
+    JVMPI_Interface *v1 = layer_interface_for(JVMPI_VERSION_1, NULL);
+    JVMPI_Interface *v11 = layer_interface_for(JVMPI_VERSION_1_1, NULL);
+    JVMPI_Interface *v12 = layer_interface_for(JVMPI_VERSION_1_2, NULL);
     ck_assert_ptr_nonnull(v1);
     ck_assert_ptr_eq(v1, v11);
     ck_assert_ptr_eq(v1, v12);
@@ -1379,7 +1379,7 @@ START_TEST(test_interface_versions)
     static const jint others[] = {0, -1, 0x00010002 /* JNI_VERSION_1_2 */, 0x30010000 /* a JVM TI version */,
                                   0x10000000, 0x10000004, 0x20000001};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
-        ck_assert_msg(layer_interface_for(others[k]) == NULL, "version 0x%x answered", (unsigned)others[k]);
+        ck_assert_msg(layer_interface_for(others[k], NULL) == NULL, "version 0x%x answered", (unsigned)others[k]);
     }
 }
 END_TEST

@@ -36,6 +36,8 @@ static void setup(void)
 {
     layer_reset();
     fake_reset();
+    /* claims are made for one agent at a time */
+    agents_target_begin(0);
 }
 
 static void teardown(void)
@@ -351,6 +353,7 @@ static atomic_int claims_won;
 static void *claimer(void *arg)
 {
     thread_rec *t = arg;
+    agents_target_begin(0);
     pthread_barrier_wait(&claim_barrier);
     if (threads_claim_announce(t)) {
         atomic_fetch_add(&claims_won, 1);
@@ -408,13 +411,13 @@ static void *tls_worker(void *arg)
     thread_rec *t = threads_add(&i, false);
     j->add_ok = t != NULL;
     threads_release(t);
-    threads_tls_set(j->own_env, j->own_value);
-    j->own_get_ok = threads_tls_get(j->own_env, &j->own_seen);
+    threads_tls_set(j->own_env, 0, j->own_value);
+    j->own_get_ok = threads_tls_get(j->own_env, 0, &j->own_seen);
     /* the main thread's word, read and written from here */
-    j->other_get_ok = threads_tls_get(j->other_env, &j->other_seen);
-    j->other_set_ok = threads_tls_set(j->other_env, (void *)0xfeed);
+    j->other_get_ok = threads_tls_get(j->other_env, 0, &j->other_seen);
+    j->other_set_ok = threads_tls_set(j->other_env, 0, (void *)0xfeed);
     void *v = (void *)0x1;
-    j->unknown_get = threads_tls_get(ENV(40), &v);
+    j->unknown_get = threads_tls_get(ENV(40), 0, &v);
     return NULL;
 }
 
@@ -426,10 +429,10 @@ START_TEST(test_thread_tls)
     threads_release(threads_add(&i, false));
 
     void *v = (void *)0x1;
-    ck_assert(threads_tls_get(ENV(1), &v));
+    ck_assert(threads_tls_get(ENV(1), 0, &v));
     ck_assert_ptr_null(v); /* a new thread's word is NULL */
-    ck_assert(threads_tls_set(ENV(1), &word_main));
-    ck_assert(threads_tls_get(ENV(1), &v));
+    ck_assert(threads_tls_set(ENV(1), 0, &word_main));
+    ck_assert(threads_tls_get(ENV(1), 0, &v));
     ck_assert_ptr_eq(v, &word_main);
 
     tls_job j = {.own_env = ENV(2), .other_env = ENV(1), .own_value = &word_worker};
@@ -445,23 +448,23 @@ START_TEST(test_thread_tls)
     ck_assert(!j.unknown_get);
 
     /* the worker's write to our word is what we read now, through our cache */
-    ck_assert(threads_tls_get(ENV(1), &v));
+    ck_assert(threads_tls_get(ENV(1), 0, &v));
     ck_assert_ptr_eq(v, (void *)0xfeed);
     /* the worker's own word, read from here */
-    ck_assert(threads_tls_get(ENV(2), &v));
+    ck_assert(threads_tls_get(ENV(2), 0, &v));
     ck_assert_ptr_eq(v, &word_worker);
 
     /* unknown and NULL envs */
     v = (void *)0x1;
-    ck_assert(!threads_tls_get(ENV(30), &v));
-    ck_assert(!threads_tls_set(ENV(30), &word_main));
-    ck_assert(!threads_tls_get(NULL, &v));
-    ck_assert(!threads_tls_set(NULL, &word_main));
+    ck_assert(!threads_tls_get(ENV(30), 0, &v));
+    ck_assert(!threads_tls_set(ENV(30), 0, &word_main));
+    ck_assert(!threads_tls_get(NULL, 0, &v));
+    ck_assert(!threads_tls_set(NULL, 0, &word_main));
 
     /* after the thread ended its env names nothing, even from its own thread */
     threads_end(ENV(1));
-    ck_assert(!threads_tls_get(ENV(1), &v));
-    ck_assert(!threads_tls_set(ENV(1), &word_main));
+    ck_assert(!threads_tls_get(ENV(1), 0, &v));
+    ck_assert(!threads_tls_set(ENV(1), 0, &word_main));
 }
 END_TEST
 
@@ -574,10 +577,10 @@ START_TEST(test_thread_synthetic_env)
     /* the handle works for thread-local storage too */
     int word;
     void *v = NULL;
-    ck_assert(threads_tls_set(a->info.env, &word));
-    ck_assert(threads_tls_get(a->info.env, &v));
+    ck_assert(threads_tls_set(a->info.env, 0, &word));
+    ck_assert(threads_tls_get(a->info.env, 0, &v));
     ck_assert_ptr_eq(v, &word);
-    ck_assert(threads_tls_get(b->info.env, &v));
+    ck_assert(threads_tls_get(b->info.env, 0, &v));
     ck_assert_ptr_null(v);
 
     JNIEnv *env_a = a->info.env;
@@ -685,7 +688,7 @@ START_TEST(test_class_unannounced_order)
         classes_release(c);
     }
     int n = -1;
-    class_rec **list = classes_unannounced(&n);
+    class_rec **list = classes_unannounced(AGENTS_BIT(0), &n);
     ck_assert_int_eq(n, N - (N + 2) / 3);
     int expect = 0;
     for (int k = 0; k < n; k++, expect++) {
@@ -696,20 +699,20 @@ START_TEST(test_class_unannounced_order)
         snprintf(name, sizeof name, "C%d", expect);
         ck_assert_msg(strcmp(list[k]->info->name, name) == 0, "unannounced[%d] is %s, expected %s", k,
                       list[k]->info->name, name);
-        ck_assert(!defs_was_sent(&list[k]->announced));
+        ck_assert(!defs_was_sent(&list[k]->announced, AGENTS_BIT(0)));
         classes_release(list[k]);
     }
     free(list);
 
     /* all announced: an empty list */
-    list = classes_unannounced(&n);
+    list = classes_unannounced(AGENTS_BIT(0), &n);
     for (int k = 0; k < n; k++) {
         ck_assert(classes_claim_announce(list[k]));
         defs_sent(&list[k]->announced);
         classes_release(list[k]);
     }
     free(list);
-    list = classes_unannounced(&n);
+    list = classes_unannounced(AGENTS_BIT(0), &n);
     ck_assert_int_eq(n, 0);
     free(list);
 }
@@ -737,7 +740,7 @@ START_TEST(test_class_remove)
     ck_assert(classes_add(fake_class(ID(1), "Again", 0, 0, 0)));
     c = classes_acquire(ID(1));
     ck_assert_str_eq(c->info->name, "Again");
-    ck_assert(!defs_was_sent(&c->announced));
+    ck_assert(!defs_was_sent(&c->announced, AGENTS_BIT(0)));
     classes_release(c);
 }
 END_TEST
