@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@ int options_parse_agent(const char *text, options_agent *out, char *err, size_t 
     const char *colon = strchr(text, ':');
     size_t name_len = colon != NULL ? (size_t)(colon - text) : strlen(text);
     if (name_len == 0) {
-        snprintf(err, errlen, "no agent name before ':' in \"%s\"", text);
+        char shown[LOG_SHORT_BUF];
+        snprintf(err, errlen, "no agent name before ':' in \"%s\"", log_shorten(text, shown, sizeof shown));
         return -1;
     }
     out->agent = strndup(text, name_len);
@@ -50,18 +52,56 @@ static int parse_level(const char *v, int *level)
     return -1;
 }
 
-/* An option that takes one of two words: 0 for `first`, 1 for `second`, or
- * -1 with the error line in err. */
-static int parse_choice(const char *name, const char *value, const char *first, const char *second, char *err,
-                        size_t errlen)
+/* The options that take one of two words, and the flag each sets: true
+ * for `on`, false for the other word. */
+typedef struct {
+    const char *name, *first, *second, *on;
+    size_t flag; /* offset of the bool in options_layer */
+} choice;
+
+static const choice choices[] = {
+    {"caps", "auto", "all", "all", offsetof(options_layer, caps_all)},
+    {"classcache", "auto", "off", "auto", offsetof(options_layer, class_cache)},
+    {"vthreads", "threads", "carriers", "carriers", offsetof(options_layer, vthreads_carriers)},
+};
+
+#define KNOWN "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>"
+
+/* One name=value; returns 0, or -1 with the error line in err. */
+static int one_option(const char *name, const char *value, options_layer *out, char *err, size_t errlen)
 {
-    if (strcmp(value, first) == 0) {
+    char shown[LOG_SHORT_BUF];
+    if (strcmp(name, "log") == 0) {
+        if (parse_level(value, &out->log_level) != 0) {
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: log=%s: expected error, warn, info or debug",
+                     log_shorten(value, shown, sizeof shown));
+            return -1;
+        }
         return 0;
     }
-    if (strcmp(value, second) == 0) {
-        return 1;
+    if (strcmp(name, "logfile") == 0) {
+        if (*value == '\0') {
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: logfile= needs a path");
+            return -1;
+        }
+        free(out->log_file);
+        out->log_file = strdup(value);
+        return 0;
     }
-    snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected %s or %s", name, value, first, second);
+    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++) {
+        const choice *c = &choices[i];
+        if (strcmp(name, c->name) == 0) {
+            if (strcmp(value, c->first) != 0 && strcmp(value, c->second) != 0) {
+                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected %s or %s", name,
+                         log_shorten(value, shown, sizeof shown), c->first, c->second);
+                return -1;
+            }
+            *(bool *)((char *)out + c->flag) = strcmp(value, c->on) == 0;
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: " KNOWN ")",
+             log_shorten(name, shown, sizeof shown));
     return -1;
 }
 
@@ -75,61 +115,32 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     if (text == NULL) {
         return 0;
     }
-    char *copy = strdup(text), *save = NULL;
+    char *copy = strdup(text);
     if (copy == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     int rc = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        const char *value = eq != NULL ? eq + 1 : "";
+    char *p = copy;
+    while (rc == 0 && *p != '\0') {
+        char *end = p + strcspn(p, ",");
+        char *eq = memchr(p, '=', (size_t)(end - p));
+        if (eq != NULL && (size_t)(eq - p) == strlen("logfile") && strncmp(p, "logfile", 7) == 0) {
+            /* A path may hold commas: what follows one is still the path
+             * unless it reads as an option (name=value). */
+            while (*end == ',' && memchr(end + 1, '=', strcspn(end + 1, ",")) == NULL) {
+                end = end + 1 + strcspn(end + 1, ",");
+            }
+        }
+        bool last = *end == '\0';
+        *end = '\0';
         if (eq != NULL) {
             *eq = '\0';
         }
-        if (strcmp(tok, "log") == 0) {
-            if (parse_level(value, &out->log_level) != 0) {
-                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: log=%s: expected error, warn, info or debug", value);
-                rc = -1;
-                break;
-            }
-        } else if (strcmp(tok, "logfile") == 0) {
-            if (*value == '\0') {
-                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: logfile= needs a path");
-                rc = -1;
-                break;
-            }
-            free(out->log_file);
-            out->log_file = strdup(value);
-        } else if (strcmp(tok, "caps") == 0) {
-            int c = parse_choice(tok, value, "auto", "all", err, errlen);
-            if (c < 0) {
-                rc = -1;
-                break;
-            }
-            out->caps_all = c == 1;
-        } else if (strcmp(tok, "classcache") == 0) {
-            int c = parse_choice(tok, value, "auto", "off", err, errlen);
-            if (c < 0) {
-                rc = -1;
-                break;
-            }
-            out->class_cache = c == 0;
-        } else if (strcmp(tok, "vthreads") == 0) {
-            int c = parse_choice(tok, value, "threads", "carriers", err, errlen);
-            if (c < 0) {
-                rc = -1;
-                break;
-            }
-            out->vthreads_carriers = c == 1;
-        } else {
-            snprintf(err, errlen,
-                     "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: log=<level>, logfile=<path>, caps=<auto|all>, "
-                     "classcache=<auto|off>, vthreads=<threads|carriers>)",
-                     tok);
-            rc = -1;
-            break;
+        if (*p != '\0') {
+            rc = one_option(p, eq != NULL ? eq + 1 : "", out, err, errlen);
         }
+        p = last ? end : end + 1;
     }
     free(copy);
     if (rc != 0) {

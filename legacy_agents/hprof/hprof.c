@@ -262,9 +262,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     int rc = hprof_options_parse(options);
     if (rc == 1) {
+        /* Asked for: the usage is the whole answer, and no failed start. */
         hprof_options_usage(stdout);
         fflush(stdout);
-        return JNI_ERR;
+        exit(0);
     }
     if (rc != 0) {
         return JNI_ERR;

@@ -65,5 +65,24 @@ expect_file_has "$WORK/libpath.out" '^B_Main end$'
 LD_LIBRARY_PATH= run_java nopath "-agentpath:$LAYER=b_simple" -cp "$CLASSES" B_Main
 rc=$?
 expect_refused nopath b_simple
+# 8. A 100 KB agent name: the line shows it shortened, with its length, and
+# the reason after it intact.
+long=$(head -c 102400 /dev/zero | tr '\0' x)
+run_java longname "-agentpath:$LAYER=$long" -cp "$CLASSES" B_Main
+rc=$?
+expect_refused longname "cannot find JVMPI agent"
+line=$(grep "cannot find JVMPI agent" "$WORK/longname.err")
+[ ${#line} -lt 1000 ] || fail "longname: the line is ${#line} bytes long"
+echo "$line" | grep -q "102400 bytes in all" || fail "longname: the line does not give the name's length: $line"
+echo "$line" | grep -q "in the JDK library directory, LD_LIBRARY_PATH, java.library.path or " ||
+  fail "longname: the reason was cut off: $line"
+
+# 9. With logfile= (a path with a comma in it), the error that stops the VM
+# is in the file and on the terminal.
+JVMPI_LAYER_OPTIONS="log=warn,logfile=$WORK/layer,1.log" LD_LIBRARY_PATH= \
+  run_java logfile "-agentpath:$LAYER=b_nosuchagent" -cp "$CLASSES" B_Main
+rc=$?
+expect_refused logfile b_nosuchagent
+expect_file_has "$WORK/layer,1.log" "cannot find JVMPI agent 'b_nosuchagent'"
 note "b_loaderr: all checks passed"
 exit 0

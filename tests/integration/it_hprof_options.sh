@@ -139,16 +139,20 @@ expect_usage() { # FILE
     grep -qF -- "$o" "$1" || { cat "$1"; fail "usage lacks '$o'"; }
   done
 }
+# help is asked for: the usage on stdout, exit code 0, the program never
+# started, and no line of a failed start (from the layer or the VM).
 for form in agentpath xrun; do
   if [ $form = agentpath ]; then
-    run_java help-$form "$(hprof_arg help)" -cp "$CLASSES" H_Sites && fail "java ran with hprof:help"
+    run_java help-$form "$(hprof_arg help)" -cp "$CLASSES" H_Sites; rc=$?
   else
     LD_LIBRARY_PATH="$PROJECT_AGENTS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" JAVA_TOOL_OPTIONS="-agentpath:$LAYER" \
-      run_java help-$form -Xrunhprof:help -cp "$CLASSES" H_Sites && fail "java ran with -Xrunhprof:help"
+      run_java help-$form -Xrunhprof:help -cp "$CLASSES" H_Sites; rc=$?
   fi
-  cat "$WORK/help-$form.out" "$WORK/help-$form.err" >"$WORK/help-$form.all"
-  expect_usage "$WORK/help-$form.all"
+  [ "$rc" = 0 ] || { cat "$WORK/help-$form.err"; fail "$form: help exited $rc, not 0"; }
+  expect_usage "$WORK/help-$form.out"
   expect_file_lacks "$WORK/help-$form.out" '^H_Sites done'
+  expect_file_lacks "$WORK/help-$form.err" 'JVMPI layer'
+  expect_file_lacks "$WORK/help-$form.err" 'Error occurred during initialization'
 done
 [ ! -e "$WORK/java.hprof.txt" ] || fail "help wrote java.hprof.txt"
 

@@ -209,7 +209,7 @@ static const struct layer_bad layer_bad_cases[] = {
     {"log=", "log"},
     {"log", "log"},
     {"LOG=info", "LOG"},
-    {"logfile=/tmp/x,bogus", "bogus"},
+    {"logfile=/tmp/x,bogus=1", "bogus"},
     {"logfile=", "logfile"},
     {"caps=some", "caps=some"},
     {"caps", "caps"},
@@ -231,6 +231,42 @@ START_TEST(test_layer_bad)
     ck_assert_msg(strchr(err, '\n') == NULL, "\"%s\": error is not one line: \"%s\"", c->text, err);
     /* nothing half-parsed is left to leak or to use */
     ck_assert_ptr_null(o.log_file);
+}
+END_TEST
+
+/* A comma in a log file's path is part of the path unless what follows it
+ * reads as an option. */
+START_TEST(test_layer_logfile_comma)
+{
+    options_layer o;
+    char err[256] = "";
+    ck_assert_int_eq(options_parse_layer("log=info,logfile=/tmp/a,b,c.log,caps=all", &o, err, sizeof err), 0);
+    ck_assert_str_eq(o.log_file, "/tmp/a,b,c.log");
+    ck_assert(o.caps_all);
+    ck_assert_int_eq(o.log_level, LOG_LEVEL_INFO);
+    options_layer_free(&o);
+    ck_assert_int_eq(options_parse_layer("logfile=/tmp/end,", &o, err, sizeof err), 0);
+    ck_assert_str_eq(o.log_file, "/tmp/end,");
+    options_layer_free(&o);
+}
+END_TEST
+
+/* A 100 KB value is quoted shortened, with its length, and the reason after
+ * it survives in a buffer of ordinary size. */
+START_TEST(test_layer_long_value)
+{
+    size_t n = 100 * 1024;
+    char *text = malloc(n + 16);
+    strcpy(text, "caps=");
+    memset(text + 5, 'x', n);
+    text[5 + n] = '\0';
+    options_layer o;
+    char err[512] = "";
+    ck_assert_int_eq(options_parse_layer(text, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "expected auto or all") != NULL, "reason lost: %s", err);
+    ck_assert_msg(strstr(err, "102400 bytes") != NULL, "length not given: %s", err);
+    ck_assert_msg(strlen(err) < 300, "not shortened: %zu bytes", strlen(err));
+    free(text);
 }
 END_TEST
 
@@ -392,6 +428,8 @@ static Suite *options_suite(void)
     tc = tcase_create("layer");
     tcase_add_loop_test(tc, test_layer_ok, 0, (int)(sizeof layer_cases / sizeof layer_cases[0]));
     tcase_add_loop_test(tc, test_layer_bad, 0, (int)(sizeof layer_bad_cases / sizeof layer_bad_cases[0]));
+    tcase_add_test(tc, test_layer_logfile_comma);
+    tcase_add_test(tc, test_layer_long_value);
     tcase_add_loop_test(tc, test_layer_switches, 0, (int)(sizeof switch_cases / sizeof switch_cases[0]));
     suite_add_tcase(s, tc);
 
