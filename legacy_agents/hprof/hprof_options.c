@@ -36,7 +36,7 @@ void hprof_options_usage(FILE *to)
             "Example: java -Xrunhprof:cpu=samples,file=log.txt,depth=3 FooClass\n"
             "(through the JVMPI layer: java -agentpath:<dir>/libjvmpi.so=hprof:cpu=samples FooClass)\n"
             "\n"
-            "Heap profiling is on (heap=all) when neither cpu= nor monitor= is given,\n"
+            "Heap profiling is on (heap=all) when neither cpu= nor monitor=y is given,\n"
             "as with the original HPROF; give heap= to combine it with them.\n");
 }
 

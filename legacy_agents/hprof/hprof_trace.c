@@ -33,12 +33,17 @@ void hprof_trace_init(void)
     empty = hprof_trace_intern(0, NULL, 0);
 }
 
+/* lineno=n drops line numbers, not the marks for native (-3) and compiled
+ * (-2) frames: cpu=samples needs the native mark to tell a thread blocked
+ * in native code, and the traces still say "Native method". */
+static jint kept_line(jint line) { return hprof_opt.lineno || line < 0 ? line : 0; }
+
 static hprof_frame *frame_intern(jmethodID method, jint line)
 {
     frame_key k;
     memset(&k, 0, sizeof k);
     k.method = method;
-    k.line = hprof_opt.lineno ? line : 0;
+    k.line = kept_line(line);
     hprof_frame *f = hprof_bmap_get(&frames, &k, sizeof k);
     if (f == NULL) {
         f = hprof_calloc(1, sizeof *f);
@@ -62,7 +67,7 @@ hprof_trace *hprof_trace_intern(int thread_serial, const JVMPI_CallFrame *fr, in
         frame_key k;
         memset(&k, 0, sizeof k);
         k.method = fr[i].method_id;
-        k.line = hprof_opt.lineno ? fr[i].lineno : 0;
+        k.line = kept_line(fr[i].lineno);
         memcpy(key + sizeof(int) + (size_t)i * sizeof k, &k, sizeof k);
     }
     hprof_trace *t = hprof_bmap_get(&traces, key, len);
@@ -185,7 +190,7 @@ static void write_binary(hprof_trace *t)
         }
         /* The format: >0 a line, 0 none, -1 unknown, -2 compiled, -3 native. */
         jint line = f->line;
-        if (!hprof_opt.lineno) {
+        if (!hprof_opt.lineno && line >= 0) {
             line = 0;
         } else if (line == 0) {
             line = -1;

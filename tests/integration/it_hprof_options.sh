@@ -117,6 +117,9 @@ expect_file_has C.txt '^SITES END'
 expect_file_has C.txt '^HEAP DUMP END'
 # lineno=n: no line numbers in any frame.
 expect_file_lacks C.txt '\.java:[0-9][0-9]*)'
+# ... but native frames keep their mark (cpu=samples tells a thread blocked in
+# native code by it), e.g. Thread.start0 of H_Sites's threads.
+expect_file_has C.txt '(Native method)'
 # cutoff=0.2: SITES lists only sites with at least 20% of the live bytes (the
 # cutoff applies to the column the section is ordered by), so at most 5 rows.
 sites_rows C.txt >C.rows
