@@ -78,6 +78,12 @@ seam_caps_wanted layer_capabilities_wanted(void)
 bool layer_class_cache_allowed(void) { return class_cache; }
 bool layer_vthreads_as_carriers(void) { return vthreads_carriers; }
 
+/* A raw monitor's owner and waiters are threads as the agent knows them:
+ * a layer-made handle for a thread the VM started before the start phase,
+ * the virtual thread a carrier runs (MONITOR_DUMP and GetThreadStatus
+ * name them so). */
+static JNIEnv *raw_monitor_env(void) { return threads_event_env(seam_current_env()); }
+
 /* The layer's own options, read at the first -agentpath:libjvmpi.so. */
 static jint read_layer_options(void)
 {
@@ -100,7 +106,7 @@ static jint read_layer_options(void)
     gc_set_waker(wake_delivery);
     reset_set_waker(wake_delivery);
     rawmon_set_event_sink(dispatch_raw_monitor);
-    rawmon_set_env_source(seam_current_env);
+    rawmon_set_env_source(raw_monitor_env);
     return JNI_OK;
 }
 
