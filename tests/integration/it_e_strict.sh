@@ -26,8 +26,27 @@ e_verdict strict-late e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
 
 # JDK 21+: 3000 virtual threads, each with its own THREAD_START, every call
 # a METHOD_ENTRY carrying its env_id, dumps taken while they run.
+# HotSpot 25's own heap walk can crash on a VirtualThread whose constructor
+# has not set its continuation yet (SIGSEGV in JvmtiEnvBase::is_vthread_alive
+# from collect_vthread_stack_refs; docs/differences.md, "Heap dumps"): a bug
+# of the JVM's, no layer code on the stack.  Such a run is kept aside and
+# run once more; a second crash, or any other, fails the test.
+known_jvm_walk_crash() {
+  local h
+  for h in "$WORK/$1"/hs_err*; do
+    [ -e "$h" ] && grep -q 'collect_vthread_stack_refs' "$h" && grep -q 'is_vthread_alive' "$h" || continue
+    note "$1: the JVM crashed in its own heap walk (known JDK bug, $(basename "$h")); running it once more"
+    rm -rf "$WORK/$1.first" && mv "$WORK/$1" "$WORK/$1.first"
+    return 0
+  done
+  return 1
+}
+
 if [ "$JDK_MAJOR" -ge 21 ]; then
   e_class strict-vthreads e_strict "methods=entry,dumps=2,dump_ms=150" F_VThreads 3000
+  if known_jvm_walk_crash strict-vthreads; then
+    e_class strict-vthreads e_strict "methods=entry,dumps=2,dump_ms=150" F_VThreads 3000
+  fi
   e_verdict strict-vthreads e_strict 100000 '^heap dump 2: '
 fi
 

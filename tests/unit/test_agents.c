@@ -301,6 +301,21 @@ START_TEST(test_hooks_chain)
 }
 END_TEST
 
+/* DisableGC and EnableGC nest across agents: GC comes back with the last
+ * EnableGC, whoever calls it. */
+START_TEST(test_gc_control_nests_across_agents)
+{
+    go_live();
+    pi[0]->DisableGC();
+    pi[1]->DisableGC();
+    ck_assert(gc_is_disabled());
+    pi[0]->EnableGC();
+    ck_assert(gc_is_disabled());
+    pi[1]->EnableGC();
+    ck_assert(!gc_is_disabled());
+}
+END_TEST
+
 extern void *__tls_get_addr(void *);
 
 /* One library is one agent; past AGENTS_MAX, one line and no table. */
@@ -338,6 +353,7 @@ static Suite *agents_suite(void)
     tcase_add_test(tc, test_untold_object_announced_when_named);
     tcase_add_test(tc, test_hooks_chain);
     tcase_add_test(tc, test_agents_by_library);
+    tcase_add_test(tc, test_gc_control_nests_across_agents);
     suite_add_tcase(s, tc);
     return s;
 }
