@@ -1,7 +1,7 @@
 /*
- * heapdump.c - HEAP_DUMP (levels 0, 1, 2) and OBJECT_DUMP in the byte format
- * of jvmpi-abi-facts.md ("Dump buffer encoding"): u2/u4/u8 big-endian, IDs
- * and pointers as native 8-byte words.
+ * heapdump.c - HEAP_DUMP (levels 0, 1, 2) and OBJECT_DUMP in the JVMPI
+ * specification's dump format: u2/u4/u8 big-endian, IDs and pointers as
+ * native 8-byte words.
  *
  * The backend hands over a snapshot of one heap walk (seam.h, "heap dumps");
  * this side knows what the agent was told in CLASS_LOAD, so it is the one

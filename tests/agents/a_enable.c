@@ -17,18 +17,17 @@
 #define LO (-1)
 #define HI 70
 
-/* Expected results, from the layer's contract for issue 2:
- *  S  carried by the layer now (issues 2 and 3): JVMPI_SUCCESS.
+/* Expected results, from the layer's contract:
+ *  S  carried by the layer: JVMPI_SUCCESS.
  *  Z  accepted but never sent: OBJECT_MOVE (IDs are JVM TI tags, which
  *     survive moves) and ARENA_NEW/ARENA_DELETE (HotSpot never had arenas).
  *     Real agents quit when enabling these fails, so: JVMPI_SUCCESS.
  *  N  never available: HEAP_DUMP, MONITOR_DUMP and OBJECT_DUMP are only for
  *     RequestEvent; numbers that name no event (<= 0, 10-32, 36, > 61).
  *     JDK 5.0 answered JVMPI_NOT_AVAILABLE for all of these.
- *  L  an event defined by JVMPI that a later issue will carry (method,
- *     compiled method, instruction, monitor, DATA_RESET_REQUEST):
- *     JVMPI_NOT_AVAILABLE for now.  When an issue lands, move its events
- *     to S here. */
+ *  L  an event number JVMPI defines that is in none of the lists above:
+ *     JVMPI_NOT_AVAILABLE.  The layer carries every JVMPI event, so no
+ *     number falls here today; an event left out of the table would. */
 static char expected_class(int n)
 {
     switch (n) {
@@ -43,7 +42,7 @@ static char expected_class(int n)
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT:
-    /* issue 3: heap and GC */
+    /* heap, GC and JNI references */
     case JVMPI_EVENT_OBJECT_ALLOC:
     case JVMPI_EVENT_OBJECT_FREE:
     case JVMPI_EVENT_GC_START:
@@ -52,13 +51,13 @@ static char expected_class(int n)
     case JVMPI_EVENT_JNI_GLOBALREF_FREE:
     case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
     case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
-    /* issue 4: Java monitors */
+    /* Java monitors */
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
     case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
     case JVMPI_EVENT_MONITOR_WAIT:
     case JVMPI_EVENT_MONITOR_WAITED:
-    /* issue 4: methods, compiled code, instructions, the reset trigger */
+    /* methods, compiled code, instructions, the reset trigger */
     case JVMPI_EVENT_METHOD_ENTRY:
     case JVMPI_EVENT_METHOD_ENTRY2:
     case JVMPI_EVENT_METHOD_EXIT:

@@ -1,6 +1,6 @@
 /*
- * c_alloc - OBJECT_ALLOC for every allocation path, counted exactly
- * (issue 3, item 1).  Agent and JNI natives for tests/java/C_Alloc.java.
+ * c_alloc - OBJECT_ALLOC for every allocation path, counted exactly.
+ * Agent and JNI natives for tests/java/C_Alloc.java.
  *
  * Options: out=FILE, enable=onload|init|late: when OBJECT_ALLOC gets enabled
  * (in JVM_OnLoad, at JVM_INIT_DONE, or from the program's setup() native

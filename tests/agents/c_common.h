@@ -1,6 +1,6 @@
 /*
- * c_common.h - helpers shared by the c_*.c test agents (issue 3: heap, GC,
- * JNI references).
+ * c_common.h - helpers shared by the c_*.c test agents (heap, GC, JNI
+ * references).
  *
  * The agents are "legacy": jvmpi.h (and jni.h through it), libc and pthreads
  * only.  Each agent is its own shared library, so everything here is static.

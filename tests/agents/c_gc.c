@@ -1,5 +1,5 @@
 /*
- * c_gc - OBJECT_FREE, GC events and GC control (issue 3, items 3 and 4).
+ * c_gc - OBJECT_FREE, GC events and GC control.
  * Agent and JNI natives for tests/java/C_Gc.java and C_GcCtl.java.
  *
  * Options: out=FILE.  Enables in JVM_OnLoad OBJECT_ALLOC, OBJECT_FREE,

@@ -1171,7 +1171,7 @@ static void on_object_dump(JVMPI_Event *ev)
     tl_obj.env = ev->env_id;
     jint len = ev->u.object_dump.data_len;
     const char *data = ev->u.object_dump.data;
-    /* HotSpot filled begin/end, CDC data_len/data (facts file). */
+    /* HotSpot 5.0 filled begin/end, CDC (phoneME) filled data_len/data. */
     tl_obj.views_agree = data && len > 0 && ev->u.heap_dump.end == data + len;
     snprintf(tl_obj.views, sizeof tl_obj.views, "data %p data_len %d, heap_dump.begin %p end %p", (const void *)data,
              (int)len, (void *)ev->u.heap_dump.begin, (void *)ev->u.heap_dump.end);

@@ -1,6 +1,6 @@
 /*
- * c_jniref - JNI_GLOBALREF_ALLOC/FREE and JNI_WEAK_GLOBALREF_ALLOC/FREE
- * (issue 3, item 6).  Agent and JNI natives for tests/java/C_JniRef.java.
+ * c_jniref - JNI_GLOBALREF_ALLOC/FREE and JNI_WEAK_GLOBALREF_ALLOC/FREE.
+ * Agent and JNI natives for tests/java/C_JniRef.java.
  *
  * Options: out=FILE.  Enables the four JNI reference events and
  * JVM_SHUT_DOWN in JVM_OnLoad.  The program calls refs(o, label), which, on

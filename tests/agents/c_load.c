@@ -1,6 +1,6 @@
 /*
- * c_load - no deadlock, nothing lost under load (issue 3, item 7).  Agent
- * and JNI natives for tests/java/C_Load.java.
+ * c_load - no deadlock, nothing lost under load.  Agent and JNI natives for
+ * tests/java/C_Load.java.
  *
  * Options: out=FILE.  Enables OBJECT_ALLOC, OBJECT_FREE, GC_START,
  * GC_FINISH, JVM_INIT_DONE and JVM_SHUT_DOWN in JVM_OnLoad; not CLASS_LOAD:

@@ -1,6 +1,6 @@
 /*
- * c_replay - objects older than the agent (issue 3, item 2).  Agent and JNI
- * natives for tests/java/C_Replay.java.
+ * c_replay - objects older than the agent.  Agent and JNI natives for
+ * tests/java/C_Replay.java.
  *
  * Options: out=FILE.  Enables OBJECT_ALLOC, CLASS_LOAD, THREAD_START,
  * JVM_INIT_DONE and JVM_SHUT_DOWN in JVM_OnLoad, and checks the HotSpot 5.0

@@ -3,10 +3,9 @@
  * (tests/java/D_MonDump.java) at a point where the monitors are in a known
  * state, and checks every byte of it.  Options: <output file>.
  *
- * The reader follows ../shared/reference/jvmpi-abi-facts.md ("Dump buffer
- * encoding": records [u1 kind][body], u4 big-endian, IDs and pointers
- * native) and the JVMPI spec's monitor dump format, written apart from the
- * layer's writer:
+ * The reader follows the JVMPI specification's dump format (records
+ * [u1 kind][body], u4 big-endian, IDs and pointers native) and its monitor
+ * dump layout, written apart from the layer's writer:
  *   JVMPI_MONITOR_JAVA: jobjectID, JNIEnv *owner, u4 entry count,
  *       u4 n, JNIEnv *[n] waiting to enter, u4 m, JNIEnv *[m] waiting to be notified
  *   JVMPI_MONITOR_RAW: char *name, JVMPI_RawMonitor, JNIEnv *owner,

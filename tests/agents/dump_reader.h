@@ -2,9 +2,9 @@
  * dump_reader.h - an independent reader of JVMPI dump buffers (HEAP_DUMP at
  * levels 0, 1 and 2, and single OBJECT_DUMP records), for test agents.
  *
- * Written from ../shared/reference/jvmpi-abi-facts.md ("Dump buffer
- * encoding") and the JVMPI spec's dump format chapter only, not from the
- * layer's writer: the point is that two readings of the format meet.
+ * Written from the JVMPI specification's dump format only (u1/u2/u4/u8
+ * big-endian, IDs and pointers as native words), not from the layer's
+ * writer: the point is that two readings of the format meet.
  *
  * The format is not self-describing: a class dump's length depends on the
  * class's interface count and static field signatures, an instance dump's

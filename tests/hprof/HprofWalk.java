@@ -11,8 +11,8 @@ import java.util.TreeMap;
 
 /**
  * Walks a binary HPROF file ("JAVA PROFILE 1.0.1") record by record, written
- * from the project's hprof-format-facts.md only, and checks the framing and
- * the references the facts require: every record and sub-record fits its
+ * from the HPROF formats of JDK 1.4/5.0 only, and checks the framing and
+ * the references the format requires: every record and sub-record fits its
  * length, the file ends exactly after the last record, every string, class
  * serial, frame and trace a record points at appeared before it, every
  * instance dump's class had a CLASS DUMP before it, and an instance dump's

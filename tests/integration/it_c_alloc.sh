@@ -1,5 +1,5 @@
 #!/bin/bash
-# OBJECT_ALLOC completeness (issue 3, item 1): C_Alloc allocates known
+# OBJECT_ALLOC completeness: C_Alloc allocates known
 # numbers of C_Marker objects and arrays by every path (new, newarray,
 # anewarray, multianewarray, clone, reflection, JNI, strings), on main and on
 # the thread "c-alloc-worker"; the c_alloc agent counts them exactly, checks

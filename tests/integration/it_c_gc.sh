@@ -1,5 +1,5 @@
 #!/bin/bash
-# OBJECT_FREE and GC events (issue 3, item 3): C_Gc drops 10000 markers per
+# OBJECT_FREE and GC events: C_Gc drops 10000 markers per
 # round and calls RunGC through the c_gc agent, five rounds in one JVM; by
 # the time RunGC returns the agent must have seen exactly 10000 OBJECT_FREEs
 # of markers it saw allocated, inside GC_START ... GC_FINISH on one thread,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# GC control (issue 3, item 4): DisableGC twice and EnableGC once, then
+# GC control: DisableGC twice and EnableGC once, then
 # C_GcCtl drops 5000 markers and calls System.gc(): the c_gc agent must get
 # no GC_START, GC_FINISH or OBJECT_FREE, RunGC must deliver nothing, new
 # objects get fresh IDs; after the second EnableGC and a RunGC exactly the

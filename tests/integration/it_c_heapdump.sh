@@ -1,8 +1,9 @@
 #!/bin/bash
-# HEAP_DUMP at levels 0, 1, 2 and NULL, and OBJECT_DUMP (issue 3 item 5).
+# HEAP_DUMP at levels 0, 1, 2 and NULL, and OBJECT_DUMP.
 # C_HeapGraph builds a known object graph and asks for the dumps through the
 # c_heapdump agent's JNI natives; the agent reads every byte with its own
-# reader (tests/agents/dump_reader.h, written from the facts file only) and
+# reader (tests/agents/dump_reader.h, written from the JVMPI specification's
+# dump format only) and
 # checks traces, roots, values, references, IDs and object dumps.
 # Two runs: with OBJECT_ALLOC enabled (IDs mostly known before the dump), and
 # without (every object ID of the dump must resolve through RequestEvent).

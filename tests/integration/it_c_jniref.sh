@@ -1,5 +1,5 @@
 #!/bin/bash
-# JNI references (issue 3, item 6): the c_jniref agent's native makes and
+# JNI references: the c_jniref agent's native makes and
 # deletes global and weak global references to known objects (a marker, an
 # int[], a String), on main and on "c-jniref-worker"; on the calling thread,
 # in order, it must get GLOBALREF_ALLOC x2, GLOBALREF_FREE, WEAK_GLOBALREF_

@@ -1,5 +1,5 @@
 #!/bin/bash
-# No deadlock, nothing lost under load (issue 3, item 7): the c_load agent
+# No deadlock, nothing lost under load: the c_load agent
 # holds a raw monitor from GC_START to GC_FINISH and calls RequestEvent
 # (CLASS_LOAD for unknown classes, OBJECT_ALLOC every 1000th allocation) from
 # its OBJECT_ALLOC handler, under that monitor; C_Load runs 8 threads

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Objects older than the agent (issue 3, item 2): with OBJECT_ALLOC enabled
+# Objects older than the agent: with OBJECT_ALLOC enabled
 # in JVM_OnLoad the c_replay agent must get OBJECT_ALLOC for the objects
 # already in the heap (thousands), then CLASS_LOAD, THREAD_START and
 # JVM_INIT_DONE, in that order, with consistent IDs; later, objects made

@@ -1,5 +1,5 @@
 #!/bin/bash
-# INSTRUCTION_START (issue 4, item 5): D_Instr runs branchy(0, 2, 1000, 7)
+# INSTRUCTION_START: D_Instr runs branchy(0, 2, 1000, 7)
 # with the event on; the d_instr agent compares branchy's events with the
 # exact sequence of offsets and branch details (if taken or not, tableswitch
 # key/low/hi, lookupswitch chosen pair/pairs_total with the default as

@@ -1,5 +1,5 @@
 #!/bin/bash
-# COMPILED_METHOD_LOAD / _UNLOAD (issue 4, item 4): D_Jit (with -Xbatch, so
+# COMPILED_METHOD_LOAD / _UNLOAD: D_Jit (with -Xbatch, so
 # hotBefore is compiled before the agent enables the event) checks the
 # replay during EnableEvent, a method compiled afterwards, line tables
 # (offsets inside the code, lines within the method's CLASS_LOAD lines) and

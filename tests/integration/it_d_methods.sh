@@ -1,5 +1,5 @@
 #!/bin/bash
-# METHOD_ENTRY / METHOD_ENTRY2 / METHOD_EXIT (issue 4, item 1): D_Methods
+# METHOD_ENTRY / METHOD_ENTRY2 / METHOD_EXIT: D_Methods
 # calls known methods a known number of times on two threads, some leaving
 # by an exception; the d_methods agent (enabled in JVM_OnLoad) counts them
 # exactly per thread, checks ENTRY2's receiver against jobject2jobjectID and

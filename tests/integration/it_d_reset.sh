@@ -1,5 +1,5 @@
 #!/bin/bash
-# DATA_RESET_REQUEST (issue 4, item 6): JVM TI has no twin; the layer sends
+# DATA_RESET_REQUEST: JVM TI has no twin; the layer sends
 # it on SIGUSR1.  D_Reset waits while the script sends the signal twice; the
 # d_reset agent must count exactly two, delivered on a Java thread.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# hprof ASCII output (issue 5 item 2) on H_Sites, whose allocations are known:
+# hprof ASCII output on H_Sites, whose allocations are known:
 # 1000 H_Big kept live to the end (48 bytes each, allocated at
 # H_Sites.java:27 in keep <- build :20 <- main :39), 50000 H_Small allocated
 # and dropped by the thread "h-worker" (H_Sites.java:33), then System.gc().

@@ -1,8 +1,8 @@
 #!/bin/bash
-# hprof binary output (issue 5 item 3): format=b,heap=all on H_Sites (1000 live
+# hprof binary output: format=b,heap=all on H_Sites (1000 live
 # H_Big with known field values).  The file must start with
 # "JAVA PROFILE 1.0.1\0"; tests/hprof/HprofWalk.java (the project's own
-# record walker, from hprof-format-facts.md) checks framing and references;
+# record walker, from the HPROF formats of JDK 1.4/5.0) checks framing and references;
 # then the heap library of Debian's visualvm package, an independent reader,
 # loads it (tests/hprof/HprofHeapCheck.java, compiled here against the jar)
 # and its instance counts must agree with the agent's own ALLOC SITES record

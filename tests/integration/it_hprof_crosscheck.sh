@@ -1,5 +1,5 @@
 #!/bin/bash
-# hprof against the modern JDK tools (issue 5 item 4).
+# hprof against the modern JDK tools.
 # 1. H_Stable builds a stable heap (300 H_StA, 1000 H_StB, 150 H_StC,
 #    200 long[16]), says "ready" and waits allocating nothing.  At that point
 #    the test takes `jcmd <pid> GC.class_histogram`, then SIGQUIT makes the
@@ -129,7 +129,7 @@ run_java ct "$(hprof_arg "cpu=times,file=$WORK/ct.txt")" -cp "$CLASSES" H_Hot 2 
 cat "$WORK/ct.out" "$WORK/ct.err" >"$WORK/ct.all"
 if grep -qiE 'not available|unavailable|not supported' "$WORK/ct.all"; then
   grep -iE 'not available|unavailable|not supported' "$WORK/ct.all"
-  fail "cpu=times: the agent reports METHOD_ENTRY/EXIT unavailable (the layer's issue 4 events not there yet)"
+  fail "cpu=times: the agent reports METHOD_ENTRY/EXIT unavailable, though the layer carries them"
 fi
 calls=$(sed -n 's/^H_Hot done spin calls=\([0-9]*\) .*/\1/p' "$WORK/ct.out")
 [ -n "$calls" ] || fail "cpu=times: H_Hot did not finish"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# hprof net=host:port (issue 5 item 5): the agent sends its output to a TCP
+# hprof net=host:port: the agent sends its output to a TCP
 # listener on loopback (tests/java/H_Listen.java, started here in the
 # background, writes what it receives to a file) instead of a file.  Two
 # separate runs cannot be byte-identical (dates, object IDs, and the JDK's own

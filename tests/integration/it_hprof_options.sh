@@ -1,5 +1,5 @@
 #!/bin/bash
-# hprof options (issue 5 item 1; usage table of jvmpi-spec.txt section 7.1):
+# hprof options (the usage table of the JVMPI specification, section 7.1):
 # the defaults (java.hprof.txt in the working directory at exit, heap=all
 # content; java.hprof for format=b; file= renames), every option with each of
 # its value forms accepted, 'help' and bad options printing the usage and the
@@ -83,9 +83,10 @@ grep -q '^TAG 0x\(0C\|1C\) ' "$WORK/bin.walk" || fail "format=b with the default
 # --- 3. every option, every value form --------------------------------------
 # Four runs cover: heap=dump|sites|all, cpu=samples|times|old, monitor=y|n,
 # format=a|b, file=, depth=, cutoff=, lineno=y|n, thread=y|n, doe=y|n.
-# (net=host:port is it_hprof_net.sh.)  cpu=times and monitor=y need layer
-# events of issue 4; until they land the agent must say so and carry on, which
-# is all this test asks of them (it_hprof_crosscheck.sh checks cpu=times).
+# (net=host:port is it_hprof_net.sh.)  cpu=times and monitor=y run on the
+# layer's METHOD_ENTRY/EXIT and monitor events; here they must be accepted
+# and the run must succeed (with MONITOR TIME written for monitor=y);
+# it_hprof_crosscheck.sh checks the cpu=times figures.
 cd "$WORK" || exit 1
 run_java A "$(hprof_arg "heap=dump,cpu=samples,monitor=y,format=a,depth=1,lineno=y,thread=y,doe=y,file=$WORK/A.txt")" \
   -cp "$CLASSES" H_Sites || { cat "$WORK/A.err"; fail "run A: java exited non-zero"; }

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * For the c_alloc agent (issue 3, item 1): allocates known numbers of
+ * For the c_alloc agent (OBJECT_ALLOC completeness): allocates known numbers of
  * C_Marker objects and arrays by every path, in windows opened with begin()
  * and closed with end(label, expected, made); the agent counts the
  * OBJECT_ALLOC events of each kind in the window and checks that every

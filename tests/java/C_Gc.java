@@ -2,7 +2,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * For the c_gc agent (issue 3, item 3): five rounds in one JVM, each makes
+ * For the c_gc agent (OBJECT_FREE and GC events): five rounds in one JVM, each makes
  * N markers it drops and K it keeps, then RunGC (through the agent); the
  * agent must have seen exactly N OBJECT_FREEs of markers by the time RunGC
  * returns, and none of the kept ones.

@@ -2,7 +2,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * For the c_gc agent (issue 3, item 4): with GC disabled (DisableGC twice,
+ * For the c_gc agent (GC control): with GC disabled (DisableGC twice,
  * EnableGC once) the program drops M markers and calls System.gc(): no GC
  * event and no OBJECT_FREE may arrive, RunGC delivers nothing; after the
  * second EnableGC and a RunGC exactly those M are freed.

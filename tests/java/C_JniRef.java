@@ -1,5 +1,5 @@
 /**
- * For the c_jniref agent (issue 3, item 6): has the agent's native make and
+ * For the c_jniref agent (JNI references): has the agent's native make and
  * delete global and weak global references to known objects, on main and on
  * the thread "c-jniref-worker".
  * Run with -Dagent.lib=<path of libc_jniref.so>.

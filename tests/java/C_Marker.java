@@ -1,5 +1,5 @@
 /**
- * The marker class of the issue-3 tests (c_* agents): they learn its class
+ * The marker class of the heap and GC tests (c_* agents): they learn its class
  * ID from CLASS_LOAD "C_Marker" and count OBJECT_ALLOC / OBJECT_FREE of it.
  * One int field, so an instance is 16 bytes on 64-bit HotSpot.
  */

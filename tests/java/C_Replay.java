@@ -1,7 +1,7 @@
 import java.lang.ref.WeakReference;
 
 /**
- * For the c_replay agent (issue 3, item 2): after the start-up replay the
+ * For the c_replay agent (objects older than the agent): after the start-up replay the
  * program switches OBJECT_ALLOC off, makes objects and a thread the agent
  * never hears of, and has the agent resolve their IDs with
  * RequestEvent(OBJECT_ALLOC); then IDs no live object has must be refused.

@@ -44,7 +44,7 @@ typedef struct {
      * the classes the "VM" had loaded before VM init. */
     void (*on_define_loaded)(JNIEnv *env);
 
-    /* heap (issue 3) */
+    /* heap */
     /* seam_force_gc runs this, e.g. to post a collection and its frees
      * through layer_gc_* and layer_object_freed as JVM TI would. */
     void (*on_force_gc)(void);
@@ -67,7 +67,7 @@ typedef struct {
     seam_heap_detail heap_snapshot_detail;
     int define_loaded_before_snapshot;   /* define_loaded_calls at the last call */
 
-    /* Java monitors (issue 4): seam_monitor_owner answers monitor_owner and
+    /* Java monitors: seam_monitor_owner answers monitor_owner and
      * counts; seam_monitor_snapshot_take hands out monitor_snapshot (a copy
      * of the struct; the arrays stay the test's) unless monitor_snapshot_fails. */
     jobjectID monitor_owner;
@@ -78,8 +78,8 @@ typedef struct {
     jint monitor_snapshot_max_frames;    /* argument of the last call */
     int monitor_snapshot_vthreads;
 
-    /* methods, compiled code, instructions (issue 4): seam_method_bytecodes
-     * answers a copy of bytecodes[0..bytecodes_len) (NULL when len is 0)
+    /* methods, compiled code, instructions: seam_method_bytecodes answers
+     * a copy of bytecodes[0..bytecodes_len) (NULL when len is 0)
      * for every method and counts its calls. */
     int compiled_replay_calls;           /* seam_compiled_methods_replay calls */
     const unsigned char *bytecodes;

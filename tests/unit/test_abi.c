@@ -1,12 +1,12 @@
 /*
  * test_abi.c - the binary interface of jvmpi/jvmpi.h, checked against
- * /work/shared/reference/jvmpi-abi-facts.md (x86_64, LP64).
+ * Sun's jvmpi.h of JDK 5.0 (x86_64, LP64).
  *
  * Legacy agents were compiled against Sun's header long ago, so the only thing
  * that matters is that our numbers and layouts are the ones baked into those
  * binaries.  Every expected value below is therefore typed in as a literal
- * from the facts file rather than derived from jvmpi.h: deriving it would make
- * the test agree with whatever the header says.
+ * from Sun's header rather than derived from our jvmpi.h: deriving it would
+ * make the test agree with whatever our header says.
  *
  * Each table row is its own Check loop iteration, so one run reports every
  * discrepancy by name instead of stopping at the first.
@@ -19,13 +19,13 @@
 #include <jvmpi.h>
 
 /* ------------------------------------------------------------------------ */
-/* platform: the offsets in the facts only hold under these assumptions      */
+/* platform: the expected offsets only hold under these assumptions         */
 /* ------------------------------------------------------------------------ */
 
 START_TEST(test_platform_is_lp64)
 {
     ck_assert_msg(sizeof(void *) == 8 && sizeof(long) == 8,
-                  "the layout facts are for LP64; this build has %zu-byte pointers, %zu-byte longs",
+                  "the expected layouts are for LP64; this build has %zu-byte pointers, %zu-byte longs",
                   sizeof(void *), sizeof(long));
     ck_assert_uint_eq(sizeof(jint), 4);
     ck_assert_uint_eq(sizeof(jlong), 8);
@@ -163,7 +163,7 @@ START_TEST(test_constant)
 {
     const struct constant_fact *c = &constants[_i];
 
-    ck_assert_msg(c->actual == c->expected, "%s is %lld (0x%llx), the facts say %lld (0x%llx)",
+    ck_assert_msg(c->actual == c->expected, "%s is %lld (0x%llx), Sun's jvmpi.h says %lld (0x%llx)",
                   c->name, c->actual, c->actual, c->expected, c->expected);
 }
 END_TEST
@@ -206,7 +206,7 @@ START_TEST(test_size)
 {
     const struct size_fact *s = &sizes[_i];
 
-    ck_assert_msg(s->actual == s->expected, "%s is %zu, the facts say %zu",
+    ck_assert_msg(s->actual == s->expected, "%s is %zu, Sun's jvmpi.h says %zu",
                   s->what, s->actual, s->expected);
 }
 END_TEST
@@ -219,7 +219,7 @@ struct field_fact {
     const char *name;
     size_t offset, expected_offset;
     size_t size, expected_size;
-    int type_matches;   /* 1 when the member has exactly the type in the facts */
+    int type_matches;   /* 1 when the member has exactly the type in Sun's jvmpi.h */
     const char *type;   /* NULL: member of an unnamed type, only placed and sized */
 };
 
@@ -262,7 +262,7 @@ static const struct field_fact data_fields[] = {
     FIELD(JVMPI_HeapDumpArg, heap_dump_level, 0, 4, jint),
 };
 
-/* Offsets are from the start of JVMPI_Event, as in the facts file. */
+/* Offsets are from the start of JVMPI_Event. */
 static const struct field_fact event_fields[] = {
     EVENT(event_type, 0, 4, jint),
     EVENT(env_id, 8, 8, JNIEnv *),
@@ -405,11 +405,11 @@ static const struct field_fact interface_fields[] = {
 
 static void check_field(const struct field_fact *f)
 {
-    ck_assert_msg(f->offset == f->expected_offset, "%s is at offset %zu, the facts say %zu",
+    ck_assert_msg(f->offset == f->expected_offset, "%s is at offset %zu, Sun's jvmpi.h says %zu",
                   f->name, f->offset, f->expected_offset);
-    ck_assert_msg(f->size == f->expected_size, "%s is %zu bytes, the facts say %zu",
+    ck_assert_msg(f->size == f->expected_size, "%s is %zu bytes, Sun's jvmpi.h says %zu",
                   f->name, f->size, f->expected_size);
-    ck_assert_msg(f->type_matches, "%s does not have the type the facts give: %s",
+    ck_assert_msg(f->type_matches, "%s does not have the type Sun's jvmpi.h gives: %s",
                   f->name, f->type ? f->type : "?");
 }
 

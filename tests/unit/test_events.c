@@ -4,7 +4,7 @@
  * event sources.
  *
  * The expected answer for every event number is typed in below from the
- * project's issue text and jvmpi-abi-facts.md rather than taken from
+ * JVMPI specification and Sun's jvmpi.h of JDK 5.0 rather than taken from
  * events.c, so a wrong row in the layer's table shows here.
  */
 #include <pthread.h>

@@ -2,8 +2,8 @@
  * test_heapdump.c - HEAP_DUMP and OBJECT_DUMP as jvmpi/heapdump.c lays them
  * out, from a snapshot built by hand and handed over by the fake backend.
  *
- * Every record kind is checked byte for byte against the format of
- * jvmpi-abi-facts.md ("Dump buffer encoding"): u2/u4/u8 big-endian, IDs and
+ * Every record kind is checked byte for byte against the JVMPI
+ * specification's dump format: u2/u4/u8 big-endian, IDs and
  * pointers 8 native bytes.  The expected bytes are written out record by
  * record in the tests, not computed by the code under test.
  */

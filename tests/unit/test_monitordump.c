@@ -1,7 +1,7 @@
 /*
  * test_monitordump.c - RequestEvent(MONITOR_DUMP) (jvmpi/monitordump.c)
  * driven through the fake backend: the bytes of the dump buffer against the
- * record layout of jvmpi-abi-facts.md ("Dump buffer encoding"), built here
+ * record layout of the JVMPI specification's dump format, built here
  * independently, the traces and statuses, threads the agent does not know,
  * raw monitors, failures.
  */
@@ -77,7 +77,7 @@ static void record(JVMPI_Event *ev)
     }
 }
 
-/* ---- the expected bytes, built the way the facts file says ------------- */
+/* ---- the expected bytes, built the way the dump format says ------------ */
 
 typedef struct {
     unsigned char b[4096];
