@@ -76,6 +76,9 @@ static int xrun_count = -1;
 
 static void xrun_add(const char *arg)
 {
+    if (strncmp(arg, "-J-Xrun", 7) == 0) {
+        arg += 2; /* javac and the other launchers pass -J options to the VM */
+    }
     if (strncmp(arg, "-Xrun", 5) != 0 || arg[5] == '\0' || xrun_count >= XRUN_MAX) {
         return;
     }
