@@ -2,11 +2,12 @@
  * hprof_dump.c - HEAP_DUMP: the JVMPI level 2 buffer read and written out as
  * the ascii HEAP DUMP section or the binary HEAP DUMP record.
  *
- * The buffer (spec section 4.2) has u1/u2/u4/u8 in network order and IDs as
- * native pointers; a CLASS_DUMP's interfaces and statics and an INSTANCE_DUMP's
- * values can only be stepped over with what CLASS_LOAD said about the class,
- * so the buffer is read twice: once to learn every class (asking the VM for
- * any it did not tell of) and each class's super, once to write.
+ * The buffer (JVMPI spec section 4.2) has u1/u2/u4/u8 in network order and
+ * IDs as native pointers; a CLASS_DUMP's interfaces and statics and an
+ * INSTANCE_DUMP's values can only be stepped over with what CLASS_LOAD said
+ * about the class, so the buffer is read twice: once to learn every class
+ * (asking the VM for any it did not tell of) and each class's super, once to
+ * write.
  *
  * Runs in the HEAP_DUMP handler, on the thread that asked for it, with the
  * agent's lock held and GC disabled by the VM for the whole of it.
