@@ -322,6 +322,14 @@ void layer_thread_started(seam_thread_info *info)
 {
     LOG_DEBUG("thread started: %s env=%p id=%p%s", info->name ? info->name : "?", (void *)info->env,
               (void *)info->id, info->internal ? " (the layer's own)" : "");
+    if (threads_id_recently_ended(info->id)) {
+        /* A thread past its ThreadEnd still runs a little (HotSpot posts it
+         * before the thread leaves the VM's list): it is not a new thread,
+         * and its THREAD_END was sent. */
+        LOG_DEBUG("thread %s has ended already: not recorded again", info->name ? info->name : "?");
+        threads_info_discard(info);
+        return;
+    }
     thread_rec *t = threads_add(info, info->internal);
     if (t == NULL) {
         return;

@@ -27,6 +27,8 @@ static unsigned long next_seq;
  * first.  An agent sampling its own list of threads races their ends: a
  * call naming one of these is that race, not a bad argument. */
 static JNIEnv *ended[THREADS_ENDED_KEPT];
+/* ... and their Thread objects' IDs, which are never reused. */
+static jobjectID ended_ids[THREADS_ENDED_KEPT];
 static unsigned ended_next;
 
 /* The calling thread's own record: valid from threads_add to threads_end, and
@@ -65,15 +67,19 @@ static void leave_carrier(thread_entry *vt)
     mount_cpu = -1;
 }
 
-static void entry_free(thread_entry *e)
+void threads_info_discard(seam_thread_info *i)
 {
-    seam_thread_info *i = &e->rec.info;
     if (i->handle != NULL) {
         seam_thread_handle_release(i->handle);
     }
     free(i->name);
     free(i->group_name);
     free(i->parent_name);
+}
+
+static void entry_free(thread_entry *e)
+{
+    threads_info_discard(&e->rec.info);
     free(e);
 }
 
@@ -103,12 +109,7 @@ thread_rec *threads_add(seam_thread_info *info, bool internal)
              * the main thread after VMInit, which already named it). */
             old->rec.refs++;
             pthread_mutex_unlock(&table_lock);
-            free(info->name);
-            free(info->group_name);
-            free(info->parent_name);
-            if (info->handle != NULL) {
-                seam_thread_handle_release(info->handle);
-            }
+            threads_info_discard(info);
             free(e);
             if (seam_current_env() == old->rec.info.env) {
                 self = old;
@@ -150,6 +151,7 @@ void threads_end(JNIEnv *env)
             HASH_DELETE(hh_id, by_id, e);
             e->rec.ended = true;
             free_now = --e->rec.refs == 0;
+            ended_ids[ended_next % THREADS_ENDED_KEPT] = e->rec.info.id;
             ended[ended_next++ % THREADS_ENDED_KEPT] = env;
         }
         pthread_mutex_unlock(&table_lock);
@@ -215,6 +217,20 @@ bool threads_recently_ended(JNIEnv *env)
     pthread_mutex_lock(&table_lock);
     for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
         found = ended[i] == env;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+bool threads_id_recently_ended(jobjectID id)
+{
+    bool found = false;
+    if (id == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&table_lock);
+    for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
+        found = ended_ids[i] == id;
     }
     pthread_mutex_unlock(&table_lock);
     return found;

@@ -39,6 +39,9 @@ struct thread_rec {
  * acquired once for the caller.  Must be called in the thread itself. */
 thread_rec *threads_add(seam_thread_info *info, bool internal);
 
+/* Frees what info holds (strings, handle), for a thread not recorded. */
+void threads_info_discard(seam_thread_info *info);
+
 /* Marks the calling thread's record ended and drops it from the table. */
 void threads_end(JNIEnv *env);
 
@@ -49,6 +52,8 @@ void threads_end(JNIEnv *env);
  * last THREADS_ENDED_KEPT to end.  Says nothing of a live thread that has
  * env now (the VM reuses them): look that up first, the live thread wins. */
 bool threads_recently_ended(JNIEnv *env);
+/* True when id was the Thread object ID of one of those threads. */
+bool threads_id_recently_ended(jobjectID id);
 
 thread_rec *threads_acquire_by_env(JNIEnv *env);
 thread_rec *threads_acquire_by_id(jobjectID id);

@@ -20,6 +20,7 @@
 #include "layer.h"
 #include "log.h"
 #include "stderr_capture.h"
+#include "threads.h"
 
 static void setup(void)
 {
@@ -576,6 +577,34 @@ START_TEST(test_deliver_names_known_threads)
 }
 END_TEST
 
+/* HotSpot posts ThreadEnd before the thread leaves its list of threads, so
+ * a thread past its THREAD_END can still send an event, and the layer,
+ * not knowing it, would record it again (javac's main thread got a second
+ * THREAD_START): a thread whose end was delivered is not recorded again. */
+START_TEST(test_ended_thread_not_started_again)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    iface.NotifyEvent = notify_a;
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
+    jobjectID a_id = seam_id_from_tag(ids_next_object(16, 0));
+    fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b");
+    fake_thread(ENV_A, a_id, "a");
+    layer_vm_init(ENV_B);
+    ck_assert_int_eq(calls_a, 2);
+    layer_thread_ended(ENV_A);
+    fake_thread(ENV_A, a_id, "a"); /* what adopting it would do */
+    ck_assert_int_eq(calls_a, 2);
+    ck_assert_ptr_null(threads_acquire_by_id(a_id));
+    /* a new thread that got A's JNIEnv * is a thread all the same */
+    jobjectID c_id = seam_id_from_tag(ids_next_object(16, 0));
+    fake_thread(ENV_A, c_id, "c");
+    ck_assert_int_eq(calls_a, 3);
+    ck_assert_ptr_eq(last.u.thread_start.thread_id, c_id);
+}
+END_TEST
+
 /* The layer's own Java code is no event of the program's. */
 START_TEST(test_quiet_and_internal_threads_send_nothing)
 {
@@ -673,6 +702,7 @@ static Suite *events_suite(void)
     tcase_add_checked_fixture(tc, deliver_setup, NULL);
     tcase_add_test(tc, test_deliver_reads_notify_late);
     tcase_add_test(tc, test_deliver_names_known_threads);
+    tcase_add_test(tc, test_ended_thread_not_started_again);
     tcase_add_test(tc, test_quiet_and_internal_threads_send_nothing);
     tcase_add_test(tc, test_deliver_after_shutdown);
     tcase_add_test(tc, test_reset_clears);
