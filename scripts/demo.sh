@@ -7,6 +7,7 @@
 #     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples
 #  2. a small program started with the JDK 1.2-5.0 command line
 #     java -Xrunhprof:heap=sites,..., the layer added through JAVA_TOOL_OPTIONS.
+# Each shows the top rows of the profile with the stack of every row under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -69,35 +70,108 @@ import java.util.ArrayList;
 import java.util.List;
 
 public class Main {
-    static double total;
+    // Kept to the end, so that the profile written at exit still finds them
+    // live: the program's own sites then rank above the JDK's start-up objects.
+    static final List<Shape> shapes = new ArrayList<>();
+    static final List<Double> areas = new ArrayList<>();
+
+    static Shape make(int i) {
+        return i % 2 == 0 ? new Circle(1 + i % 7) : new Rect(1 + i % 5, 2 + i % 3);
+    }
 
     public static void main(String[] args) throws InterruptedException {
-        List<Shape> shapes = new ArrayList<>();
-        shapes.add(new Circle(1.5));
-        shapes.add(new Rect(2, 3));
+        for (int i = 0; i < 20000; i++) {
+            shapes.add(make(i));
+        }
+        // A second thread computes the areas; boxing each one allocates a
+        // java.lang.Double from the program's code, in that thread.
         Thread summer = new Thread(() -> {
             for (Shape s : shapes) {
-                total += s.area();
+                areas.add(s.area());
             }
         }, "summer");
         summer.start();
         summer.join();
-        for (Shape s : shapes) {
-            System.out.printf("%-6s %8.3f%n", s.name(), s.area());
+        double total = 0;
+        int circles = 0;
+        for (int i = 0; i < shapes.size(); i++) {
+            total += areas.get(i);
+            if (shapes.get(i).name().equals("circle")) {
+                circles++;
+            }
         }
-        System.out.printf("total  %8.3f%n", total);
+        System.out.printf("%d circles, %d rects, total area %.3f%n", circles, shapes.size() - circles, total);
     }
 }
 JAVA
 
-# show TITLE FILE SECTION ROWS: where the profile is and the top of a section.
+# top_with_traces FILE SECTION ROWS [PACKAGE MORE]: the first ROWS rows of a
+# profile section (SITES, CPU SAMPLES), each followed by the stack of the TRACE
+# it names.  A row only gives a trace number, and the TRACE records are spread
+# over a file of megabytes, so the stacks are looked up here rather than left
+# to the reader.  With PACKAGE, up to MORE rows further down are added whose
+# class or stack is in that package: a small program's own sites can rank below
+# the JDK's start-up objects.  A file holding several dumps (each kill -3 adds
+# one) shows its last, most complete one.  Exits 1 when the section is missing
+# or empty, 2 when PACKAGE is given and no row shown is in it.
+top_with_traces() {
+  awk -v sec="$2" -v rows="$3" -v pkg="${4:-}" -v more="${5:-0}" '
+    # Thread serials and names, to say which thread a thread=y trace is from.
+    /^THREAD START / { if (match($0, /id = [0-9]+/)) { id = substr($0, RSTART + 5, RLENGTH - 5)
+                         if (match($0, /name="[^"]*"/)) tname[id] = substr($0, RSTART + 5, RLENGTH - 5) } }
+    # Each trace is written once, before the first section that refers to it.
+    /^TRACE [0-9]+:/ { cur = $2; sub(/:$/, "", cur); frames[cur] = ""
+                       thr[cur] = match($0, /thread=[0-9]+/) ? substr($0, RSTART + 7, RLENGTH - 7) : ""
+                       next }
+    /^\t/ && cur != "" { frames[cur] = frames[cur] substr($0, 2) "\n"; next }
+    { cur = "" }
+    index($0, sec " BEGIN") == 1 { on = 1; n = 0; col = 0; head = "   | " $0; next }
+    index($0, sec " END") == 1 { on = 0; next }
+    # The trace number is not in the same column in every section: the header
+    # line starting with "rank" tells which one.
+    on && col == 0 { head = head "\n   | " $0; if ($1 == "rank") for (i = 1; i <= NF; i++) if ($i == "trace") col = i; next }
+    on { line[++n] = $0; tr[n] = $col }
+    function mine(i,   c) {
+      split(line[i], c, " ")
+      return pkg != "" && (index(c[col + 1], pkg ".") == 1 || index("\n" frames[tr[i]], "\n" pkg ".") > 0)
+    }
+    function show(i,   f, k, m, t) {
+      print "   | " line[i]
+      if (mine(i)) found = 1
+      t = thr[tr[i]]
+      if (t != "") print "   |          in thread " (t in tname ? tname[t] : t)
+      m = split(frames[tr[i]], f, "\n")
+      for (k = 1; k < m; k++)
+        print "   |          " f[k] (f[k] == "<empty>" ? "   (no Java stack: made before main started, or by the VM)" : "")
+    }
+    END {
+      if (n == 0 || col == 0) exit 1
+      print head
+      for (i = 1; i <= n && i <= rows; i++) show(i)
+      if (pkg == "") exit 0
+      shown = 0
+      for (i = rows + 1; i <= n && shown < more; i++)
+        if (mine(i)) {
+          if (shown++ == 0) print "   | ... further down, other rows whose class or stack is in package " pkg ":"
+          show(i)
+        }
+      exit found ? 0 : 2
+    }' "$1"
+}
+
+# show TITLE FILE SECTION ROWS [PACKAGE MORE]: where the profile is, and the
+# top of a section with its stacks (see top_with_traces).
 show() {
-  local title="$1" f="$2" section="$3" rows="$4"
+  local title="$1" f="$2" section="$3" rc=0
   echo
   echo "== $title"
   echo "   profile: $f ($(wc -c <"$f") bytes)"
-  awk -v s="^$section BEGIN" -v n="$rows" '$0 ~ s { on = 1 } on { print "   | " $0; if (++k >= n + 3) exit }' "$f"
-  grep -q "^$section BEGIN" "$f" || { echo "demo: no $section section in $f" >&2; exit 1; }
+  top_with_traces "$f" "$section" "${@:4}" || rc=$?
+  case $rc in
+    0) ;;
+    2) echo "demo: no $section row of package $5 in $f" >&2; exit 1 ;;
+    *) echo "demo: no $section section in $f, or an empty one" >&2; exit 1 ;;
+  esac
 }
 
 # A real source tree: java.util from the JDK's own sources.
@@ -112,8 +186,8 @@ PROFILE=$DEMO/javac.hprof.txt
   --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn -XDignore.symbol.file -proc:none \
   "@$TREE/sources.args"
 show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,depth=6,file=build/demo/javac.hprof.txt ..." \
-  "$PROFILE" "SITES" 10
-show "(same run)" "$PROFILE" "CPU SAMPLES" 10
+  "$PROFILE" "SITES" 5
+show "(same run)" "$PROFILE" "CPU SAMPLES" 5
 # javac's own classes must be among the allocation sites.
 grep -q 'com\.sun\.tools\.javac\.' "$PROFILE" || { echo "demo: no javac class in $PROFILE" >&2; exit 1; }
 
@@ -125,7 +199,9 @@ echo "demo: the unchanged -Xrun command line, with the layer in JAVA_TOOL_OPTION
 (cd "$DEMO" && LD_LIBRARY_PATH="$ROOT/build/lib/agents${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   JAVA_TOOL_OPTIONS="-agentpath:$LAYER" "$JDK/bin/java" -Xrunhprof:heap=sites,thread=y -cp "$DEMO/out" shapes.Main)
 show "LD_LIBRARY_PATH=build/lib/agents JAVA_TOOL_OPTIONS=-agentpath:build/lib/libjvmpi.so java -Xrunhprof:heap=sites,thread=y shapes.Main" \
-  "$DEMO/java.hprof.txt" "SITES" 6
+  "$DEMO/java.hprof.txt" "SITES" 5 shapes 3
+# Above, show fails unless some site shown is the program's (class or stack in
+# package shapes); here, the program's classes must be in the profile at all.
 grep -q 'shapes\.' "$DEMO/java.hprof.txt" || { echo "demo: the program's classes are missing from the profile" >&2; exit 1; }
 
 echo
