@@ -5,6 +5,7 @@
 
 #include "defs.h"
 #include "events.h"
+#include "rawmon.h"
 
 static jint type_of(jint event_type, bool requested)
 {
@@ -70,7 +71,9 @@ void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id
     ev.event_type = event_type;
     ev.u.raw_monitor.name = (char *)name;
     ev.u.raw_monitor.id = id;
-    events_deliver(seam_current_env(), &ev);
+    /* To the agent that made the monitor alone. */
+    int creator = rawmon_creator(id);
+    events_deliver_to(creator >= 0 ? AGENTS_BIT(creator) : 0, seam_current_env(), &ev);
 }
 
 /* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,

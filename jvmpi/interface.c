@@ -213,7 +213,6 @@ static void JNICALL profiler_exit(jint code)
 
 /* ---- raw monitors ------------------------------------------------------- */
 
-static JVMPI_RawMonitor JNICALL raw_monitor_create(char *name) { return rawmon_create(name); }
 static void JNICALL raw_monitor_enter(JVMPI_RawMonitor m) { rawmon_enter(m); }
 static void JNICALL raw_monitor_exit(JVMPI_RawMonitor m) { rawmon_exit(m); }
 static void JNICALL raw_monitor_wait(JVMPI_RawMonitor m, jlong ms) { rawmon_wait(m, ms); }
@@ -451,7 +450,8 @@ static jobjectID jobject_to_object_id(int agent, jobject obj)
     static jint JNICALL request_event_##k(jint t, void *a) { return request_event(k, t, a); }              \
     static void JNICALL set_tls_##k(JNIEnv *e, void *p) { set_thread_local_storage(k, e, p); }             \
     static void *JNICALL get_tls_##k(JNIEnv *e) { return get_thread_local_storage(k, e); }                 \
-    static jobjectID JNICALL to_id_##k(jobject o) { return jobject_to_object_id(k, o); }
+    static jobjectID JNICALL to_id_##k(jobject o) { return jobject_to_object_id(k, o); }                  \
+    static JVMPI_RawMonitor JNICALL raw_create_##k(char *n) { return rawmon_create_by(k, n); }
 PER_AGENT(0)
 PER_AGENT(1)
 PER_AGENT(2)
@@ -469,8 +469,9 @@ static const struct {
     void(JNICALL *set_tls)(JNIEnv *, void *);
     void *(JNICALL *get_tls)(JNIEnv *);
     jobjectID(JNICALL *to_id)(jobject);
+    JVMPI_RawMonitor(JNICALL *raw_create)(char *);
 } per_agent[] = {
-#define ROW(k) {enable_event_##k, disable_event_##k, request_event_##k, set_tls_##k, get_tls_##k, to_id_##k}
+#define ROW(k) {enable_event_##k, disable_event_##k, request_event_##k, set_tls_##k, get_tls_##k, to_id_##k, raw_create_##k}
     ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5), ROW(6), ROW(7),
 #undef ROW
 };
@@ -488,7 +489,7 @@ static void table_fill(int k)
         .RequestEvent = per_agent[k].request,
         .GetCallTrace = get_call_trace,
         .ProfilerExit = profiler_exit,
-        .RawMonitorCreate = raw_monitor_create,
+        .RawMonitorCreate = per_agent[k].raw_create,
         .RawMonitorEnter = raw_monitor_enter,
         .RawMonitorExit = raw_monitor_exit,
         .RawMonitorWait = raw_monitor_wait,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
 #include "defs.h"
 #include "events.h"
 #include "log.h"
@@ -108,6 +109,9 @@ typedef struct {
 static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
 {
     raw_ctx *c = arg;
+    if (agents_target() >= 0 && s->creator != agents_target()) {
+        return; /* another agent's: the asking agent alone never saw it */
+    }
     if (c->n_names == c->cap_names) {
         int cap = c->cap_names ? c->cap_names * 2 : 16;
         char **names = realloc(c->names, (size_t)cap * sizeof *names);

@@ -90,6 +90,7 @@ typedef struct slot {
     uint32_t index;
     /* under mu */
     char *name;
+    _Atomic int creator;        /* the agent that made it; set before its handle exists */
     bool silent;
     bool owned;
     pthread_t owner;
@@ -194,6 +195,18 @@ static void blocked_remove(node *n)
     if (n->gnext)
         n->gnext->gprev = n->gprev;
     pthread_mutex_unlock(&blocked_mu);
+}
+
+int rawmon_creator(JVMPI_RawMonitor m)
+{
+    uint64_t h = (uint64_t)(uintptr_t)m;
+    uint32_t index = (uint32_t)(h & INDEX_MASK);
+    if (m == NULL || (h >> HANDLE_TAG_SHIFT) != HANDLE_TAG ||
+        index >= atomic_load_explicit(&n_slots, memory_order_acquire)) {
+        return -1;
+    }
+    /* A monitor with an event in flight is pinned: its slot is not reused. */
+    return atomic_load_explicit(&slot_at(index)->creator, memory_order_relaxed);
 }
 
 /* Checks the handle and returns its slot locked, or reports and returns NULL. */
@@ -315,7 +328,9 @@ void rawmon_set_env_source(JNIEnv *(*fn)(void))
     atomic_store_explicit(&env_source, fn, memory_order_release);
 }
 
-JVMPI_RawMonitor rawmon_create(const char *name)
+JVMPI_RawMonitor rawmon_create(const char *name) { return rawmon_create_by(0, name); }
+
+JVMPI_RawMonitor rawmon_create_by(int creator, const char *name)
 {
     char *copy;
     uint32_t index, stamp;
@@ -357,6 +372,7 @@ JVMPI_RawMonitor rawmon_create(const char *name)
     s = slot_at(index);
     pthread_mutex_lock(&s->mu);
     s->name = copy;
+    atomic_store_explicit(&s->creator, creator, memory_order_relaxed);
     s->silent = copy[0] == '_';
     s->owned = false;
     s->owner_env = NULL;
@@ -640,6 +656,7 @@ void rawmon_for_each(void (*fn)(const rawmon_snapshot *snap, void *arg), void *a
             continue;
         }
         name = strdup(s->name);
+        snap.creator = atomic_load_explicit(&s->creator, memory_order_relaxed);
         snap.id = encode(i, stamp);
         snap.owner = s->owned ? s->owner_env : NULL;
         snap.entry_count = s->owned ? s->count : 0;

@@ -45,6 +45,12 @@ void rawmon_set_env_source(JNIEnv *(*current_env)(void));
 /* Copies `name`.  NULL name, exhausted memory or a full table: one error
  * line, returns NULL. */
 JVMPI_RawMonitor rawmon_create(const char *name);
+/* The same, made by agent creator (jvmpi/agents.h): its events and its
+ * place in a MONITOR_DUMP are that agent's alone, as each agent alone saw
+ * only its own raw monitors. */
+JVMPI_RawMonitor rawmon_create_by(int creator, const char *name);
+/* The agent that made m; -1 for no raw monitor. */
+int rawmon_creator(JVMPI_RawMonitor m);
 
 void rawmon_enter(JVMPI_RawMonitor m);
 
@@ -76,6 +82,7 @@ jint rawmon_thread_blocked_status(JNIEnv *env);
 typedef struct {
     const char *name;
     JVMPI_RawMonitor id;
+    int creator;
     JNIEnv *owner;
     jint entry_count;
     jint n_entering;

@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "agents.h"
+#include "dispatch.h"
 #include "fake_backend.h"
 #include "gc.h"
 #include "interface.h"
@@ -165,7 +166,8 @@ START_TEST(test_tables_apart)
     ck_assert_ptr_ne(pi[0]->GetThreadLocalStorage, pi[1]->GetThreadLocalStorage);
     /* what is the VM's alone is shared */
     ck_assert_ptr_eq(pi[0]->RunGC, pi[1]->RunGC);
-    ck_assert_ptr_eq(pi[0]->RawMonitorCreate, pi[1]->RawMonitorCreate);
+    ck_assert_ptr_ne(pi[0]->RawMonitorCreate, pi[1]->RawMonitorCreate); /* a monitor is its maker's */
+    ck_assert_ptr_eq(pi[0]->RawMonitorEnter, pi[1]->RawMonitorEnter);
     ck_assert_int_eq(pi[1]->version, JVMPI_VERSION_1_2);
 }
 END_TEST
@@ -302,6 +304,34 @@ START_TEST(test_hooks_chain)
 }
 END_TEST
 
+static int raw_events(int agent)
+{
+    return count(agent, JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER, NULL) +
+           count(agent, JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT, NULL);
+}
+
+/* A raw monitor's events go to the agent that made it, as each agent alone
+ * saw only its own monitors. */
+START_TEST(test_raw_monitor_events_to_their_maker)
+{
+    enable(0, JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER);
+    enable(1, JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER);
+    enable(0, JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT);
+    enable(1, JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT);
+    go_live();
+    JVMPI_RawMonitor m0 = pi[0]->RawMonitorCreate("lock of 0");
+    JVMPI_RawMonitor m1 = pi[1]->RawMonitorCreate("lock of 1");
+    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER, "lock of 0", m0);
+    ck_assert_int_eq(raw_events(0), 1);
+    ck_assert_int_eq(raw_events(1), 0);
+    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT, "lock of 1", m1);
+    ck_assert_int_eq(raw_events(0), 1);
+    ck_assert_int_eq(raw_events(1), 1);
+    pi[0]->RawMonitorDestroy(m0);
+    pi[1]->RawMonitorDestroy(m1);
+}
+END_TEST
+
 /* DisableGC and EnableGC nest across agents: GC comes back with the last
  * EnableGC, whoever calls it. */
 START_TEST(test_gc_control_nests_across_agents)
@@ -365,6 +395,7 @@ static Suite *agents_suite(void)
     tcase_add_test(tc, test_hooks_chain);
     tcase_add_test(tc, test_agents_by_library);
     tcase_add_test(tc, test_gc_control_nests_across_agents);
+    tcase_add_test(tc, test_raw_monitor_events_to_their_maker);
     suite_add_tcase(s, tc);
     return s;
 }

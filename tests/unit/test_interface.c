@@ -785,9 +785,10 @@ START_TEST(test_every_event_zeroed)
     jint nl = 0;
     layer_class_file_hook(ENV_MAIN, data, sizeof data, &nd, &nl); /* CLASS_LOAD_HOOK */
     static char mon_name[] = "agent lock";
-    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER, mon_name, (JVMPI_RawMonitor)(uintptr_t)8);
-    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED, mon_name, (JVMPI_RawMonitor)(uintptr_t)8);
-    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT, mon_name, (JVMPI_RawMonitor)(uintptr_t)8);
+    JVMPI_RawMonitor mon = pi->RawMonitorCreate(mon_name); /* the agent's: its events are the agent's */
+    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER, mon_name, mon);
+    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED, mon_name, mon);
+    dispatch_raw_monitor(JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT, mon_name, mon);
     int before_unload = nev();
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, delivery_thread, NULL), 0);
