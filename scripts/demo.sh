@@ -80,7 +80,7 @@ public class Main {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        for (int i = 0; i < 20000; i++) {
+        for (int i = 0; i < 30000; i++) {
             shapes.add(make(i));
         }
         // A second thread computes the areas; boxing each one allocates a
