@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "errbuf.h"
+
 /*
  * Length of each opcode with fixed operands.  0: the length depends on the
  * operands (tableswitch, lookupswitch, wide).  -1: never valid in a class
@@ -63,18 +65,6 @@ enum {
     OP_IFNONNULL = 0xc7,
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static int32_t s16(const uint8_t *p)
 {
     uint32_t u = (uint32_t)p[0] << 8 | p[1];
@@ -113,7 +103,7 @@ static int switch_layout(const uint8_t *code, uint32_t code_len, uint32_t pc, sw
     uint64_t operands = (uint64_t)pc + 1 + (3 - pc % 4);
     uint64_t header = op == BYTECODE_TABLESWITCH ? 12 : 8;
     if (operands + header > code_len) {
-        seterr(err, errlen, "pc %u: %s runs past the end of the code (%u bytes)", pc, switch_name(op),
+        errbuf_set(err, errlen, "pc %u: %s runs past the end of the code (%u bytes)", pc, switch_name(op),
                code_len);
         return -1;
     }
@@ -123,7 +113,7 @@ static int switch_layout(const uint8_t *code, uint32_t code_len, uint32_t pc, sw
     if (op == BYTECODE_TABLESWITCH) {
         int32_t low = s32(p + 4), high = s32(p + 8);
         if (high < low) {
-            seterr(err, errlen, "pc %u: tableswitch high %d is below low %d", pc, high, low);
+            errbuf_set(err, errlen, "pc %u: tableswitch high %d is below low %d", pc, high, low);
             return -1;
         }
         entries = (int64_t)high - low + 1;
@@ -131,7 +121,7 @@ static int switch_layout(const uint8_t *code, uint32_t code_len, uint32_t pc, sw
     } else {
         int32_t npairs = s32(p + 4);
         if (npairs < 0) {
-            seterr(err, errlen, "pc %u: lookupswitch has a negative pair count %d", pc, npairs);
+            errbuf_set(err, errlen, "pc %u: lookupswitch has a negative pair count %d", pc, npairs);
             return -1;
         }
         entries = npairs;
@@ -139,13 +129,13 @@ static int switch_layout(const uint8_t *code, uint32_t code_len, uint32_t pc, sw
     }
     uint64_t end = operands + header + (uint64_t)entries * entry_size;
     if (end > code_len) {
-        seterr(err, errlen, "pc %u: %s with %lld entries runs past the end of the code (%u bytes)", pc,
+        errbuf_set(err, errlen, "pc %u: %s with %lld entries runs past the end of the code (%u bytes)", pc,
                switch_name(op), (long long)entries, code_len);
         return -1;
     }
     /* Only reachable with code far beyond the 64 KiB a class allows. */
     if (end - pc > INT_MAX) {
-        seterr(err, errlen, "pc %u: %s is too long", pc, switch_name(op));
+        errbuf_set(err, errlen, "pc %u: %s is too long", pc, switch_name(op));
         return -1;
     }
     s->operands = (uint32_t)operands;
@@ -157,14 +147,14 @@ static int switch_layout(const uint8_t *code, uint32_t code_len, uint32_t pc, sw
 int bytecode_length(const uint8_t *code, uint32_t code_len, uint32_t pc, char *err, size_t errlen)
 {
     if (pc >= code_len) {
-        seterr(err, errlen, "pc %u is at or past the end of the code (%u bytes)", pc, code_len);
+        errbuf_set(err, errlen, "pc %u is at or past the end of the code (%u bytes)", pc, code_len);
         return -1;
     }
     uint8_t op = code[pc];
     uint32_t left = code_len - pc;
     int len = fixed_length[op];
     if (len < 0) {
-        seterr(err, errlen, "pc %u: unknown opcode 0x%02x", pc, op);
+        errbuf_set(err, errlen, "pc %u: unknown opcode 0x%02x", pc, op);
         return -1;
     }
     if (op == BYTECODE_TABLESWITCH || op == BYTECODE_LOOKUPSWITCH) {
@@ -173,7 +163,7 @@ int bytecode_length(const uint8_t *code, uint32_t code_len, uint32_t pc, char *e
     }
     if (op == BYTECODE_WIDE) {
         if (left < 2) {
-            seterr(err, errlen, "pc %u: wide runs past the end of the code (%u bytes)", pc, code_len);
+            errbuf_set(err, errlen, "pc %u: wide runs past the end of the code (%u bytes)", pc, code_len);
             return -1;
         }
         uint8_t m = code[pc + 1];
@@ -184,12 +174,12 @@ int bytecode_length(const uint8_t *code, uint32_t code_len, uint32_t pc, char *e
         else if ((m >= OP_ILOAD && m <= OP_ALOAD) || (m >= OP_ISTORE && m <= OP_ASTORE) || m == OP_RET)
             len = 4;
         else {
-            seterr(err, errlen, "pc %u: wide cannot modify opcode 0x%02x", pc, m);
+            errbuf_set(err, errlen, "pc %u: wide cannot modify opcode 0x%02x", pc, m);
             return -1;
         }
     }
     if ((uint32_t)len > left) {
-        seterr(err, errlen, "pc %u: opcode 0x%02x needs %d bytes, the code has %u left", pc, op, len, left);
+        errbuf_set(err, errlen, "pc %u: opcode 0x%02x needs %d bytes, the code has %u left", pc, op, len, left);
         return -1;
     }
     return len;
@@ -247,7 +237,7 @@ int bytecode_walk(const uint8_t *code, uint32_t code_len, uint32_t *starts, uint
     /* JVMS 4.7.3: a Code attribute's code is never empty, and the rewriter
      * needs an instruction to put the entry call before. */
     if (code_len == 0) {
-        seterr(err, errlen, "empty code");
+        errbuf_set(err, errlen, "empty code");
         return -1;
     }
     uint32_t pc = 0;
@@ -260,13 +250,13 @@ int bytecode_walk(const uint8_t *code, uint32_t code_len, uint32_t *starts, uint
             return -1;
         if (starts != NULL) {
             if ((uint32_t)count >= max) {
-                seterr(err, errlen, "more than %u instructions (pc %u)", max, pc);
+                errbuf_set(err, errlen, "more than %u instructions (pc %u)", max, pc);
                 return -1;
             }
             starts[count] = pc;
         }
         if (count == INT_MAX) {
-            seterr(err, errlen, "too many instructions (pc %u)", pc);
+            errbuf_set(err, errlen, "too many instructions (pc %u)", pc);
             return -1;
         }
         count++;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
+
 /* JVMS 4.7.3: code_length must be greater than zero and less than 65536. */
 #define CODE_LENGTH_MAX 65535u
 
@@ -527,18 +529,6 @@ static void put_u4(wbuf *w, uint32_t v)
     put(w, b, 4);
 }
 
-static void werr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void werr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static int write_attrs(wbuf *w, const classfile_attr *a, uint16_t n, char *err, size_t errlen);
 
 /* The length is recomputed, not taken from the parse: the rewriter will
@@ -546,14 +536,14 @@ static int write_attrs(wbuf *w, const classfile_attr *a, uint16_t n, char *err, 
 static int write_code(wbuf *w, const classfile_code *c, char *err, size_t errlen)
 {
     if (c->code_length == 0 || c->code_length > CODE_LENGTH_MAX) {
-        werr(err, errlen, "code_length %u is out of range 1..%u", c->code_length, CODE_LENGTH_MAX);
+        errbuf_set(err, errlen, "code_length %u is out of range 1..%u", c->code_length, CODE_LENGTH_MAX);
         return -1;
     }
     uint64_t len = 2 + 2 + 4 + (uint64_t)c->code_length + 2 + 8 * (uint64_t)c->exception_count + 2;
     for (uint16_t i = 0; i < c->attr_count; i++)
         len += 6 + (uint64_t)c->attrs[i].length;
     if (len > UINT32_MAX) {
-        werr(err, errlen, "Code attribute of %llu bytes does not fit its length field", (unsigned long long)len);
+        errbuf_set(err, errlen, "Code attribute of %llu bytes does not fit its length field", (unsigned long long)len);
         return -1;
     }
     put_u4(w, (uint32_t)len);
@@ -648,7 +638,7 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
             put_u2(&w, e->ref1);
             break;
         default:
-            werr(err, errlen, "constant pool slot %u has tag %u, which cannot be written", i, e->tag);
+            errbuf_set(err, errlen, "constant pool slot %u has tag %u, which cannot be written", i, e->tag);
             rc = -1;
             break;
         }
@@ -667,7 +657,7 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
     if (rc == 0)
         rc = write_attrs(&w, cf->attrs, cf->attr_count, err, errlen);
     if (rc == 0 && w.oom) {
-        werr(err, errlen, "out of memory writing the class");
+        errbuf_set(err, errlen, "out of memory writing the class");
         rc = -1;
     }
     if (rc != 0) {
