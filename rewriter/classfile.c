@@ -179,13 +179,22 @@ void classfile_free(classfile *cf)
 static void parse_attrs(reader *r, const classfile *cf, bool method, const char *where, uint16_t *count_out,
                         classfile_attr **out);
 
-/* A zeroed table of n entries (at least one, so that NULL means only "out
- * of memory"), or NULL after saying so. */
-static void *new_table(reader *r, uint16_t n, size_t size)
+/* The table whose u2 count (named count_name in the file) comes next: zeroed,
+ * at least one entry long so that NULL means failure only, and its count in
+ * *count_out once it exists.  NULL, after saying why, when the count could
+ * not fit in what is left at min_item bytes an entry, or memory ran out. */
+static void *read_table(reader *r, const char *count_name, size_t min_item, const char *what, size_t size,
+                        uint16_t *count_out)
 {
+    uint16_t n = rd_u2(r, count_name);
+    if (!count_fits(r, n, min_item, what))
+        return NULL;
     void *t = calloc(n ? n : 1, size);
-    if (t == NULL)
+    if (t == NULL) {
         fail(r, "out of memory");
+        return NULL;
+    }
+    *count_out = n;
     return t;
 }
 
@@ -211,9 +220,9 @@ static classfile_code *parse_code(reader *r, const classfile *cf)
             r->pos += c->code_length;
         }
     }
-    c->exception_count = rd_u2(r, "exception_table_length");
-    if (count_fits(r, c->exception_count, 8, "exception table")) {
-        c->exceptions = new_table(r, c->exception_count, sizeof *c->exceptions);
+    c->exceptions = read_table(r, "exception_table_length", 8, "exception table", sizeof *c->exceptions,
+                               &c->exception_count);
+    if (c->exceptions != NULL) {
         for (uint16_t i = 0; i < c->exception_count && !r->failed; i++) {
             classfile_exception *e = &c->exceptions[i];
             e->start_pc = rd_u2(r, "start_pc");
@@ -232,15 +241,11 @@ static classfile_code *parse_code(reader *r, const classfile *cf)
 static void parse_attrs(reader *r, const classfile *cf, bool method, const char *where, uint16_t *count_out,
                         classfile_attr **out)
 {
-    uint16_t n = rd_u2(r, "attributes_count");
-    if (!count_fits(r, n, 6, where))
-        return;
-    classfile_attr *a = new_table(r, n, sizeof *a);
+    classfile_attr *a = read_table(r, "attributes_count", 6, where, sizeof *a, count_out);
     if (a == NULL)
         return;
     *out = a;
-    *count_out = n;
-    for (uint16_t i = 0; i < n && !r->failed; i++) {
+    for (uint16_t i = 0; i < *count_out && !r->failed; i++) {
         a[i].name_index = rd_u2(r, "attribute_name_index");
         a[i].length = rd_u4(r, "attribute_length");
         if (!check_ref(r, cf, a[i].name_index, CLASSFILE_CONSTANT_Utf8, "attribute name") ||
@@ -276,15 +281,11 @@ static void parse_members(reader *r, const classfile *cf, bool method, uint16_t 
                           classfile_member **out)
 {
     const char *what = method ? "method" : "field";
-    uint16_t n = rd_u2(r, method ? "methods_count" : "fields_count");
-    if (!count_fits(r, n, 8, what))
-        return;
-    classfile_member *m = new_table(r, n, sizeof *m);
+    classfile_member *m = read_table(r, method ? "methods_count" : "fields_count", 8, what, sizeof *m, count_out);
     if (m == NULL)
         return;
     *out = m;
-    *count_out = n;
-    for (uint16_t i = 0; i < n && !r->failed; i++) {
+    for (uint16_t i = 0; i < *count_out && !r->failed; i++) {
         m[i].access_flags = rd_u2(r, "access_flags");
         m[i].name_index = rd_u2(r, "name_index");
         m[i].descriptor_index = rd_u2(r, "descriptor_index");
@@ -449,12 +450,10 @@ classfile *classfile_parse(const uint8_t *data, size_t len, char *err, size_t er
     if (cf->super_class != 0)
         check_ref(&r, cf, cf->super_class, CLASSFILE_CONSTANT_Class, "super_class");
 
-    uint16_t n = rd_u2(&r, "interfaces_count");
-    if (count_fits(&r, n, 2, "interface")) {
-        cf->interfaces = new_table(&r, n, sizeof *cf->interfaces);
-        if (cf->interfaces != NULL)
-            cf->interface_count = n;
-        for (uint16_t i = 0; i < n && !r.failed; i++) {
+    cf->interfaces =
+        read_table(&r, "interfaces_count", 2, "interface", sizeof *cf->interfaces, &cf->interface_count);
+    if (cf->interfaces != NULL) {
+        for (uint16_t i = 0; i < cf->interface_count && !r.failed; i++) {
             cf->interfaces[i] = rd_u2(&r, "interface");
             check_ref(&r, cf, cf->interfaces[i], CLASSFILE_CONSTANT_Class, "interface");
         }
