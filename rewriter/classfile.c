@@ -741,19 +741,26 @@ uint16_t classfile_cp_add_utf8(classfile *cf, const char *s)
     return index;
 }
 
+/* A new entry that refers to others (ref2 0 for the one-reference kinds),
+ * or 0 when the pool is full or memory ran out. */
+static uint16_t cp_append_refs(classfile *cf, uint8_t tag, uint16_t ref1, uint16_t ref2)
+{
+    uint16_t index;
+    classfile_cp_entry *e = cp_append(cf, tag, &index);
+    if (e == NULL)
+        return 0;
+    e->ref1 = ref1;
+    e->ref2 = ref2;
+    return index;
+}
+
 uint16_t classfile_cp_add_class(classfile *cf, const char *internal_name)
 {
     for (uint32_t i = 1; i < cf->cp_count; i++)
         if (class_eq(cf, (uint16_t)i, internal_name))
             return (uint16_t)i;
-    uint16_t name = classfile_cp_add_utf8(cf, internal_name), index;
-    if (name == 0)
-        return 0;
-    classfile_cp_entry *e = cp_append(cf, CLASSFILE_CONSTANT_Class, &index);
-    if (e == NULL)
-        return 0;
-    e->ref1 = name;
-    return index;
+    uint16_t name = classfile_cp_add_utf8(cf, internal_name);
+    return name != 0 ? cp_append_refs(cf, CLASSFILE_CONSTANT_Class, name, 0) : 0;
 }
 
 uint16_t classfile_cp_add_name_and_type(classfile *cf, const char *name, const char *descriptor)
@@ -763,15 +770,7 @@ uint16_t classfile_cp_add_name_and_type(classfile *cf, const char *name, const c
             return (uint16_t)i;
     uint16_t n = classfile_cp_add_utf8(cf, name);
     uint16_t d = n != 0 ? classfile_cp_add_utf8(cf, descriptor) : 0;
-    uint16_t index;
-    if (d == 0)
-        return 0;
-    classfile_cp_entry *e = cp_append(cf, CLASSFILE_CONSTANT_NameAndType, &index);
-    if (e == NULL)
-        return 0;
-    e->ref1 = n;
-    e->ref2 = d;
-    return index;
+    return d != 0 ? cp_append_refs(cf, CLASSFILE_CONSTANT_NameAndType, n, d) : 0;
 }
 
 /* Only a Methodref matches: an InterfaceMethodref to the same name is a
@@ -788,13 +787,5 @@ uint16_t classfile_cp_add_methodref(classfile *cf, const char *class_name, const
     }
     uint16_t c = classfile_cp_add_class(cf, class_name);
     uint16_t nt = c != 0 ? classfile_cp_add_name_and_type(cf, name, descriptor) : 0;
-    uint16_t index;
-    if (nt == 0)
-        return 0;
-    classfile_cp_entry *e = cp_append(cf, CLASSFILE_CONSTANT_Methodref, &index);
-    if (e == NULL)
-        return 0;
-    e->ref1 = c;
-    e->ref2 = nt;
-    return index;
+    return nt != 0 ? cp_append_refs(cf, CLASSFILE_CONSTANT_Methodref, c, nt) : 0;
 }
