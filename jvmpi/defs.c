@@ -253,8 +253,15 @@ bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out)
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 {
     int64_t tag = seam_tag_from_id(id);
-    if (id == NULL || ids_is_pending_class(tag) || events_agents(JVMPI_EVENT_OBJECT_ALLOC) == 0 ||
-        (events_agents(JVMPI_EVENT_OBJECT_ALLOC) & record_agents(tag)) == 0) {
+    if (id == NULL || ids_is_pending_class(tag)) {
+        return;
+    }
+    /* The agents to tell: the record lookup only once some agent wants it. */
+    agents_mask wanting = events_agents(JVMPI_EVENT_OBJECT_ALLOC);
+    if (wanting != 0) {
+        wanting &= record_agents(tag);
+    }
+    if (wanting == 0) {
         return;
     }
     events_define_caller(env);
@@ -262,7 +269,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
     if (o == NULL) {
         return;
     }
-    agents_mask due = events_agents(JVMPI_EVENT_OBJECT_ALLOC) & record_agents(tag) & ~defs_sent_mask(&o->once);
+    agents_mask due = wanting & ~defs_sent_mask(&o->once);
     seam_object_info found;
     bool looked = false, known = false;
     AGENTS_EACH(k, due) {
