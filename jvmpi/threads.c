@@ -23,12 +23,14 @@ static thread_entry *by_env;
 static thread_entry *by_id;
 static unsigned long next_seq;
 
-/* The JNIEnv * of the threads that ended last, the oldest overwritten
- * first.  An agent sampling its own list of threads races their ends: a
- * call naming one of these is that race, not a bad argument. */
-static JNIEnv *ended[THREADS_ENDED_KEPT];
-/* ... and their Thread objects' IDs, which are never reused. */
-static jobjectID ended_ids[THREADS_ENDED_KEPT];
+/* The threads that ended last, the oldest overwritten first.  An agent
+ * sampling its own list of threads races their ends: a call naming one of
+ * their JNIEnv * is that race, not a bad argument.  Their Thread objects'
+ * IDs are never reused: one seen again is the same thread, past its end. */
+static struct {
+    JNIEnv *env;
+    jobjectID id;
+} ended[THREADS_ENDED_KEPT];
 static unsigned ended_next;
 
 /* The calling thread's own record: valid from threads_add to threads_end, and
@@ -151,8 +153,8 @@ void threads_end(JNIEnv *env)
             HASH_DELETE(hh_id, by_id, e);
             e->rec.ended = true;
             free_now = --e->rec.refs == 0;
-            ended_ids[ended_next % THREADS_ENDED_KEPT] = e->rec.info.id;
-            ended[ended_next++ % THREADS_ENDED_KEPT] = env;
+            ended[ended_next % THREADS_ENDED_KEPT].env = env;
+            ended[ended_next++ % THREADS_ENDED_KEPT].id = e->rec.info.id;
         }
         pthread_mutex_unlock(&table_lock);
     }
@@ -207,34 +209,24 @@ jlong threads_current_cpu_time(void)
     return atomic_load(&vt->rec.cpu_ns) + (now - mount_cpu);
 }
 
-bool threads_recently_ended(JNIEnv *env)
+/* Whether one of the threads that ended last had env, or id (the one not NULL). */
+static bool ended_lately(JNIEnv *env, jobjectID id)
 {
     bool found = false;
-    if (env == NULL) {
+    if (env == NULL && id == NULL) {
         return false;
     }
     /* Only calls that name no live thread get here: a scan is cheap enough. */
     pthread_mutex_lock(&table_lock);
     for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
-        found = ended[i] == env;
+        found = env != NULL ? ended[i].env == env : ended[i].id == id;
     }
     pthread_mutex_unlock(&table_lock);
     return found;
 }
 
-bool threads_id_recently_ended(jobjectID id)
-{
-    bool found = false;
-    if (id == NULL) {
-        return false;
-    }
-    pthread_mutex_lock(&table_lock);
-    for (unsigned i = 0; i < THREADS_ENDED_KEPT && !found; i++) {
-        found = ended_ids[i] == id;
-    }
-    pthread_mutex_unlock(&table_lock);
-    return found;
-}
+bool threads_recently_ended(JNIEnv *env) { return ended_lately(env, NULL); }
+bool threads_id_recently_ended(jobjectID id) { return ended_lately(NULL, id); }
 
 static thread_rec *acquire(thread_entry *e)
 {
