@@ -235,29 +235,20 @@ static char *loaded_path(void *lib)
  * or the VM will load it for an -Xrun agent. */
 static void *load(const char *agent, const char *path)
 {
-    void *before = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    if (before == NULL && !named_by_xrun(agent)) {
+    void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL && !named_by_xrun(agent)) {
         return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     }
-    char *file = before != NULL ? loaded_path(before) : NULL;
-    if (before != NULL) {
-        dlclose(before);
+    if (lib == NULL) {
+        lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* the -Xrun agent's, loaded ahead: the file to copy */
     }
+    char *file = lib != NULL ? loaded_path(lib) : NULL;
     if (file == NULL) {
-        void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* to learn its file */
-        file = lib != NULL ? loaded_path(lib) : NULL;
-        if (file == NULL) {
-            return lib;
-        }
-        if (before == NULL) {
-            /* Loaded here first: the -Xrun agent will get the next copy. */
-            free(file);
-            return load_copy(agent, path);
-        }
+        return lib; /* no file to copy: the library as it is */
     }
-    void *lib = load_copy(agent, file);
+    void *copy = load_copy(agent, file);
     free(file);
-    return lib;
+    return copy;
 }
 
 jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, const loader_paths *paths)
