@@ -11,6 +11,7 @@
 #include "ids.h"
 #include "layer.h"
 #include "log.h"
+#include "threads.h"
 #include "tls.h"
 
 /* One lock for every defs_once: claims are rare (once per thread, class and
@@ -407,6 +408,9 @@ void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap)
     for (int i = 0; i < snap->num_objects; i++) {
         defs_class(env, snap->objects[i].class_id);
     }
+    for (int i = 0; i < snap->num_roots; i++) {
+        defs_thread(env, snap->roots[i].thread);
+    }
     if (events_agents(JVMPI_EVENT_OBJECT_ALLOC) == 0) {
         return;
     }
@@ -443,21 +447,33 @@ void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap)
     }
 }
 
+void defs_thread(JNIEnv *env, jobjectID thread_id)
+{
+    if (thread_id == NULL || events_agents(JVMPI_EVENT_THREAD_START) == 0) {
+        return;
+    }
+    thread_rec *t = threads_acquire_by_id(thread_id);
+    if (t != NULL) {
+        dispatch_announce_thread(env, t);
+        threads_release(t);
+    }
+}
+
 void defs_monitor_snapshot(JNIEnv *env, const seam_monitor_snapshot *snap)
 {
     for (int i = 0; i < snap->num_threads; i++) {
-        defs_object(env, snap->threads[i].id, NULL);
+        defs_thread(env, snap->threads[i].id);
         defs_traces(env, &(JVMPI_CallTrace){NULL, snap->threads[i].num_frames, snap->threads[i].frames}, 1);
     }
     for (int i = 0; i < snap->num_monitors; i++) {
         const seam_monitor_info *m = &snap->monitors[i];
         defs_object(env, m->object, NULL);
-        defs_object(env, m->owner, NULL);
+        defs_thread(env, m->owner);
         for (jint k = 0; k < m->n_entering; k++) {
-            defs_object(env, m->entering[k], NULL);
+            defs_thread(env, m->entering[k]);
         }
         for (jint k = 0; k < m->n_waiting; k++) {
-            defs_object(env, m->waiting[k], NULL);
+            defs_thread(env, m->waiting[k]);
         }
     }
 }

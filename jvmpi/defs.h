@@ -69,6 +69,13 @@ void defs_method(JNIEnv *env, jmethodID method);
  * here.  info: what the caller knows of the object already, or NULL. */
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info);
 
+/* A thread by its ID: its THREAD_START, to every agent that wants one and
+ * was not sent it, before an event the layer builds names the thread.  A
+ * thread just recorded (a virtual thread on its carrier, a platform thread
+ * in its ThreadStart) may not have announced itself yet when another
+ * thread's dump sees it. */
+void defs_thread(JNIEnv *env, jobjectID thread_id);
+
 /* The dumps: everything a snapshot names, and the methods of call traces. */
 void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap);
 void defs_monitor_snapshot(JNIEnv *env, const seam_monitor_snapshot *snap);

@@ -15,6 +15,7 @@
 
 #include "classes.h"
 #include "defs.h"
+#include "dispatch.h"
 #include "events.h"
 #include "gc.h"
 #include "layer.h"
@@ -740,6 +741,9 @@ jint heapdump_request_heap(void *arg)
      * their CLASS_LOADs and OBJECT_ALLOCs come first. */
     defs_heap_snapshot(env, &snap);
     if (level != JVMPI_DUMP_LEVEL_0) {
+        for (int i = 0; i < ts.count; i++) {
+            dispatch_announce_thread(env, ts.recs[i]);
+        }
         defs_traces(env, ts.traces, ts.count);
     }
     wbuf w = {NULL, 0, 0, false};

@@ -50,8 +50,18 @@ static struct {
     int gc_depth;                  /* gc_disabled_depth() inside NotifyEvent */
 } got;
 
+/* THREAD_STARTs, by thread, as the agent saw them before the dump */
+static JNIEnv *started[8];
+static int n_started;
+
 static void JNICALL record_event(JVMPI_Event *ev)
 {
+    if (ev->event_type == JVMPI_EVENT_THREAD_START) {
+        ck_assert_msg(got.count == 0, "THREAD_START after the dump");
+        ck_assert_int_lt(n_started, 8);
+        started[n_started++] = ev->u.thread_start.thread_env_id;
+        return;
+    }
     got.count++;
     got.ev = *ev;
     got.gc_depth = gc_disabled_depth();
@@ -507,6 +517,7 @@ static void setup(void)
     define_classes();
     build_snapshot();
     memset(&got, 0, sizeof got);
+    n_started = 0;
 }
 
 static void teardown(void) { layer_reset(); }
@@ -549,6 +560,38 @@ START_TEST(test_heap_dump_level2)
     ck_assert_int_eq(got.trace_frames[1], 3);
     ck_assert_ptr_eq(got.frame1[0].method_id, TRACE_METHOD(1));
     ck_assert_int_eq(got.frame1[0].lineno, 101);
+}
+END_TEST
+
+/* A thread recorded and not yet announced (a virtual thread on its carrier
+ * between its record and its THREAD_START) has a trace in the dump: its
+ * THREAD_START comes first, once. */
+START_TEST(test_heap_dump_announces_its_threads)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL), JVMPI_SUCCESS);
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.env = ENV(3);
+    info.id = THREAD_ID(3);
+    info.handle = (void *)ENV(3);
+    info.name = strdup("just started");
+    info.group_name = strdup("main");
+    info.parent_name = strdup("system");
+    thread_rec *t = threads_add(&info, false);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(got.count, 1);
+    jint n = got.ev.u.heap_dump.num_traces;
+    ck_assert_int_eq(n, 3);
+    for (jint i = 0; i < n; i++) {
+        int told = 0;
+        for (int k = 0; k < n_started; k++) {
+            told += started[k] == got.trace_env[i];
+        }
+        ck_assert_msg(told == 1, "trace %d names thread %p, told of it %d times before the dump", (int)i,
+                      (void *)got.trace_env[i], told);
+    }
+    threads_release(t);
 }
 END_TEST
 
@@ -793,6 +836,7 @@ static Suite *heapdump_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_heap_dump_level2);
     tcase_add_test(tc, test_heap_dump_null_arg_is_level2);
+    tcase_add_test(tc, test_heap_dump_announces_its_threads);
     tcase_add_test(tc, test_heap_dump_level1);
     tcase_add_test(tc, test_heap_dump_level0);
     tcase_add_test(tc, test_heap_dump_primitive_arrays);

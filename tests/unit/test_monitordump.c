@@ -38,11 +38,22 @@ static JVMPI_CallTrace traces[16];
 static JVMPI_CallFrame frames[16][4];
 static jint statuses[16];
 static char raw_name_seen[64];
+/* THREAD_STARTs seen, and how many came before the first dump */
+static int n_starts, starts_before_dump;
+static JNIEnv *started[16];
 
 static void record(JVMPI_Event *ev)
 {
+    if (ev->event_type == JVMPI_EVENT_THREAD_START) {
+        ck_assert_int_lt(n_starts, 16);
+        started[n_starts++] = ev->u.thread_start.thread_env_id;
+        return;
+    }
     if ((ev->event_type & ~JVMPI_REQUESTED_EVENT) != JVMPI_EVENT_MONITOR_DUMP) {
         return;
+    }
+    if (n_dumps == 0) {
+        starts_before_dump = n_starts;
     }
     n_dumps++;
     dump_type = ev->event_type;
@@ -106,6 +117,8 @@ static void setup(void)
     pi = interface_table();
     pi->NotifyEvent = record;
     n_dumps = 0;
+    n_starts = 0;
+    starts_before_dump = 0;
     memset(dump_bytes, 0, sizeof dump_bytes);
     fake_set_thread_env(ENV(0));
     /* main last: fake_thread makes the calling thread the one registered */
@@ -252,6 +265,49 @@ START_TEST(test_suspended_by_agent_shows)
 }
 END_TEST
 
+static int times_started(JNIEnv *env, int among)
+{
+    int n = 0;
+    for (int i = 0; i < among; i++) {
+        n += started[i] == env;
+    }
+    return n;
+}
+
+/* A thread is recorded before it announces itself (a virtual thread on its
+ * carrier, a platform thread in its ThreadStart callback); a dump taken by
+ * another thread in between names it, as owner, waiter and by its trace:
+ * its THREAD_START must come first (seen on JDK 25 with virtual threads). */
+START_TEST(test_unannounced_thread_announced_first)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL), JVMPI_SUCCESS);
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.env = ENV(5);
+    info.id = THREAD_ID(5);
+    info.handle = (void *)ENV(5);
+    info.name = strdup("just started");
+    info.group_name = strdup("main");
+    info.parent_name = strdup("system");
+    thread_rec *t = threads_add(&info, false); /* recorded, not announced */
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(times_started(ENV(5), n_starts), 0);
+    jobjectID owner5[] = {THREAD_ID(5)};
+    seam_monitor_info mons[1] = {{OBJ_ID(1), THREAD_ID(5), 1, 0, NULL, 1, owner5}};
+    seam_monitor_thread ths[1] = {{THREAD_ID(5), JVMPI_THREAD_RUNNABLE, 1, some_frames}};
+    fake.monitor_snapshot = (seam_monitor_snapshot){1, mons, 1, ths, NULL};
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_int_eq(n_traces, 1);
+    ck_assert_ptr_eq(traces[0].env_id, ENV(5));
+    ck_assert_msg(times_started(ENV(5), starts_before_dump) == 1, "the dump named a thread before its THREAD_START");
+    /* told once: a second dump sends no second THREAD_START */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(times_started(ENV(5), n_starts), 1);
+    threads_release(t);
+}
+END_TEST
+
 static Suite *monitordump_suite(void)
 {
     Suite *s = suite_create("monitordump");
@@ -263,6 +319,7 @@ static Suite *monitordump_suite(void)
     tcase_add_test(tc, test_snapshot_failure);
     tcase_add_test(tc, test_not_enableable);
     tcase_add_test(tc, test_suspended_by_agent_shows);
+    tcase_add_test(tc, test_unannounced_thread_announced_first);
     suite_add_tcase(s, tc);
     return s;
 }
