@@ -789,3 +789,16 @@ uint16_t classfile_cp_add_methodref(classfile *cf, const char *class_name, const
     uint16_t nt = c != 0 ? classfile_cp_add_name_and_type(cf, name, descriptor) : 0;
     return nt != 0 ? cp_append_refs(cf, CLASSFILE_CONSTANT_Methodref, c, nt) : 0;
 }
+
+uint16_t classfile_cp_add_integer(classfile *cf, uint32_t value)
+{
+    for (uint32_t i = 1; i < cf->cp_count; i++)
+        if (cf->cp[i].tag == CLASSFILE_CONSTANT_Integer && cf->cp[i].bytes_hi == value)
+            return (uint16_t)i;
+    uint16_t index;
+    classfile_cp_entry *e = cp_append(cf, CLASSFILE_CONSTANT_Integer, &index);
+    if (e == NULL)
+        return 0;
+    e->bytes_hi = value;
+    return index;
+}

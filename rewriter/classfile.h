@@ -158,5 +158,6 @@ uint16_t classfile_cp_add_class(classfile *cf, const char *internal_name);
 uint16_t classfile_cp_add_name_and_type(classfile *cf, const char *name, const char *descriptor);
 uint16_t classfile_cp_add_methodref(classfile *cf, const char *class_name, const char *name,
                                     const char *descriptor);
+uint16_t classfile_cp_add_integer(classfile *cf, uint32_t value);
 
 #endif

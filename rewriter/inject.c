@@ -1,0 +1,597 @@
+/*
+ * inject.c - method entry and exit hooks put into a class's code.  See
+ * inject.h.
+ *
+ * Per method: the instructions are found (bytecode_walk), a new layout is
+ * planned (what goes before each instruction, how long each becomes: switch
+ * padding depends on where a switch lands, and a goto or jsr may have to
+ * become its wide form, which moves everything after it, so the plan is
+ * repeated until nothing changes), the code is written out, and every table
+ * that holds offsets is moved through the plan.
+ */
+#include "inject.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytecode.h"
+#include "errbuf.h"
+#include "stackmap.h"
+
+enum {
+    OP_ALOAD_0 = 0x2a,
+    OP_LDC_W = 0x13,
+    OP_IFEQ = 0x99,
+    OP_GOTO = 0xa7,
+    OP_JSR = 0xa8,
+    OP_IFNULL = 0xc6,
+    OP_IFNONNULL = 0xc7,
+    OP_INVOKESPECIAL = 0xb7,
+    OP_INVOKESTATIC = 0xb8,
+    OP_NEW = 0xbb,
+    OP_ATHROW = 0xbf,
+    ACC_STATIC = 0x0008,
+    CODE_MAX = 65535,
+};
+
+/* ldc_w <method number>; invokestatic <hook> */
+#define CALL_LEN 6u
+/* a handler: the exit call, then athrow */
+#define HANDLER_LEN (CALL_LEN + 1u)
+
+
+typedef struct {
+    const uint8_t *code;
+    uint32_t len;
+    uint32_t n;         /* instructions */
+    uint32_t *old_pc;   /* n + 1 entries, old_pc[n] = len */
+    int32_t *index_of;  /* len + 1 entries: instruction starting at an old pc, -1 inside one */
+    uint32_t *pre;      /* n + 1: where what is put before instruction i starts; pre[n]: end of the moved code */
+    uint32_t *at;       /* n: where instruction i itself now starts */
+    uint32_t *size;     /* n: its new length */
+    uint8_t *wide;      /* n: a goto or jsr that became goto_w or jsr_w */
+    uint32_t entry_len; /* the entry call, before instruction 0 */
+    /* A constructor's call of its super or this constructor (-1: none, every
+     * instruction has an initialized receiver or none).  The code before it
+     * has a handler of its own, whose frame holds uninitializedThis; the call
+     * itself can have none (see inject.h). */
+    int32_t this_init;
+} plan;
+
+typedef struct {
+    uint16_t enter, enter_this, exit, throwable, stack_map_name;
+} pool_refs;
+
+static bool is_branch16(uint8_t op) { return (op >= OP_IFEQ && op <= OP_JSR) || op == OP_IFNULL || op == OP_IFNONNULL; }
+
+static uint32_t pad_after(uint32_t pc) { return (4 - (pc + 1) % 4) % 4; }
+
+static uint32_t rd_u2(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+static uint32_t rd_u4(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+static void wr_u2(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void wr_u4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void plan_free(plan *pl)
+{
+    free(pl->old_pc);
+    free(pl->index_of);
+    free(pl->pre);
+    free(pl->at);
+    free(pl->size);
+    free(pl->wide);
+}
+
+/* The new offset of a branch target (an old offset known to start an
+ * instruction): what is put before it comes first. */
+static uint32_t target_of(const plan *pl, uint32_t old) { return pl->pre[pl->index_of[old]]; }
+
+static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, char *err, size_t errlen)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->this_init = -1;
+    pl->code = code;
+    pl->len = len;
+    pl->entry_len = CALL_LEN + (with_this ? 1 : 0);
+    int n = bytecode_walk(code, len, NULL, 0, err, errlen);
+    if (n <= 0)
+        return false;
+    pl->n = (uint32_t)n;
+    pl->old_pc = malloc(sizeof *pl->old_pc * (pl->n + 1));
+    pl->index_of = malloc(sizeof *pl->index_of * (len + 1));
+    pl->pre = malloc(sizeof *pl->pre * (pl->n + 1));
+    pl->at = malloc(sizeof *pl->at * pl->n);
+    pl->size = malloc(sizeof *pl->size * pl->n);
+    pl->wide = calloc(pl->n, 1);
+    if (!pl->old_pc || !pl->index_of || !pl->pre || !pl->at || !pl->size || !pl->wide) {
+        errbuf_set(err, errlen, "out of memory");
+        return false;
+    }
+    bytecode_walk(code, len, pl->old_pc, pl->n, NULL, 0);
+    pl->old_pc[pl->n] = len;
+    for (uint32_t pc = 0; pc <= len; pc++)
+        pl->index_of[pc] = -1;
+    for (uint32_t i = 0; i <= pl->n; i++)
+        pl->index_of[pl->old_pc[i]] = (int32_t)i;
+    /* Every branch must land on an instruction: checked once, here. */
+    for (uint32_t i = 0; i < pl->n; i++) {
+        int32_t t[1];
+        int k = bytecode_targets(code, len, pl->old_pc[i], NULL, 0);
+        int32_t *all = k > 0 ? malloc(sizeof *all * (size_t)k) : t;
+        if (all == NULL) {
+            errbuf_set(err, errlen, "out of memory");
+            return false;
+        }
+        if (k > 0)
+            bytecode_targets(code, len, pl->old_pc[i], all, k);
+        bool bad = k < 0;
+        for (int j = 0; j < k && !bad; j++)
+            bad = pl->index_of[all[j]] < 0 || (uint32_t)all[j] == len;
+        if (all != t)
+            free(all);
+        if (bad) {
+            errbuf_set(err, errlen, "the branch at %u does not land on an instruction", pl->old_pc[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The catch-all handler, and the constructor's before-init one. */
+static uint32_t handlers_len(const plan *pl) { return HANDLER_LEN * (pl->this_init >= 0 ? 2u : 1u); }
+
+static uint32_t new_size(const plan *pl, uint32_t i, uint32_t pos)
+{
+    uint32_t old = pl->old_pc[i];
+    uint8_t op = pl->code[old];
+    uint32_t len = pl->old_pc[i + 1] - old;
+    if (op == BYTECODE_TABLESWITCH || op == BYTECODE_LOOKUPSWITCH)
+        return 1 + pad_after(pos) + (len - 1 - pad_after(old));
+    if (pl->wide[i])
+        return 5;
+    return len;
+}
+
+/* Lays the code out until every branch reaches; false if one cannot. */
+static bool plan_layout(plan *pl, char *err, size_t errlen)
+{
+    for (;;) {
+        uint32_t pos = pl->entry_len;
+        for (uint32_t i = 0; i < pl->n; i++) {
+            pl->pre[i] = pos;
+            if (bytecode_is_return(pl->code[pl->old_pc[i]]))
+                pos += CALL_LEN;
+            pl->at[i] = pos;
+            pl->size[i] = new_size(pl, i, pos);
+            pos += pl->size[i];
+        }
+        pl->pre[pl->n] = pos;
+        if (pos + handlers_len(pl) > CODE_MAX) {
+            errbuf_set(err, errlen, "the code would be %u bytes, over the limit of %u", pos + handlers_len(pl),
+                       (unsigned)CODE_MAX);
+            return false;
+        }
+        bool changed = false;
+        for (uint32_t i = 0; i < pl->n; i++) {
+            const uint8_t *p = pl->code + pl->old_pc[i];
+            if (!is_branch16(p[0]) || pl->wide[i])
+                continue;
+            int32_t old_target = (int32_t)pl->old_pc[i] + (int16_t)rd_u2(p + 1);
+            int64_t rel = (int64_t)target_of(pl, (uint32_t)old_target) - pl->at[i];
+            if (rel >= INT16_MIN && rel <= INT16_MAX)
+                continue;
+            if (p[0] != OP_GOTO && p[0] != OP_JSR) {
+                errbuf_set(err, errlen, "the conditional branch at %u would no longer reach its target",
+                           pl->old_pc[i]);
+                return false;
+            }
+            pl->wide[i] = 1;
+            changed = true;
+        }
+        if (!changed)
+            return true;
+    }
+}
+
+static uint8_t *emit_call(uint8_t *p, uint16_t id_const, uint16_t hook)
+{
+    p[0] = OP_LDC_W;
+    wr_u2(p + 1, id_const);
+    p[3] = OP_INVOKESTATIC;
+    wr_u2(p + 4, hook);
+    return p + CALL_LEN;
+}
+
+static uint32_t rel32(const plan *pl, uint32_t i, uint32_t old_from, int32_t old_rel)
+{
+    return (uint32_t)((int64_t)target_of(pl, (uint32_t)((int64_t)old_from + old_rel)) - pl->at[i]);
+}
+
+/* One instruction at its new place, its offsets moved. */
+static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
+{
+    uint32_t old = pl->old_pc[i];
+    const uint8_t *p = pl->code + old;
+    uint8_t *q = out + pl->at[i];
+    if (is_branch16(p[0])) {
+        uint32_t rel = rel32(pl, i, old, (int16_t)rd_u2(p + 1));
+        if (pl->wide[i]) {
+            q[0] = p[0] == OP_GOTO ? BYTECODE_GOTO_W : BYTECODE_JSR_W;
+            wr_u4(q + 1, rel);
+        } else {
+            q[0] = p[0];
+            wr_u2(q + 1, rel);
+        }
+    } else if (p[0] == BYTECODE_GOTO_W || p[0] == BYTECODE_JSR_W) {
+        q[0] = p[0];
+        wr_u4(q + 1, rel32(pl, i, old, (int32_t)rd_u4(p + 1)));
+    } else if (p[0] == BYTECODE_TABLESWITCH || p[0] == BYTECODE_LOOKUPSWITCH) {
+        const uint8_t *s = p + 1 + pad_after(old);
+        uint32_t pad = pad_after(pl->at[i]);
+        q[0] = p[0];
+        memset(q + 1, 0, pad);
+        uint8_t *d = q + 1 + pad;
+        wr_u4(d, rel32(pl, i, old, (int32_t)rd_u4(s)));
+        if (p[0] == BYTECODE_TABLESWITCH) {
+            int32_t low = (int32_t)rd_u4(s + 4), high = (int32_t)rd_u4(s + 8);
+            memcpy(d + 4, s + 4, 8);
+            for (int64_t k = 0; k <= (int64_t)high - low; k++)
+                wr_u4(d + 12 + 4 * k, rel32(pl, i, old, (int32_t)rd_u4(s + 12 + 4 * k)));
+        } else {
+            uint32_t npairs = rd_u4(s + 4);
+            memcpy(d + 4, s + 4, 4);
+            for (uint32_t k = 0; k < npairs; k++) {
+                memcpy(d + 8 + 8 * k, s + 8 + 8 * k, 4);
+                wr_u4(d + 12 + 8 * k, rel32(pl, i, old, (int32_t)rd_u4(s + 12 + 8 * k)));
+            }
+        }
+    } else {
+        memcpy(q, p, pl->size[i]);
+    }
+}
+
+static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t id_const, const pool_refs *refs, uint32_t *len)
+{
+    *len = pl->pre[pl->n] + handlers_len(pl);
+    uint8_t *out = malloc(*len);
+    if (out == NULL)
+        return NULL;
+    uint8_t *p = out;
+    if (with_this)
+        *p++ = OP_ALOAD_0;
+    emit_call(p, id_const, with_this ? refs->enter_this : refs->enter);
+    for (uint32_t i = 0; i < pl->n; i++) {
+        if (pl->at[i] != pl->pre[i])
+            emit_call(out + pl->pre[i], id_const, refs->exit);
+        emit_insn(pl, i, out);
+    }
+    for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
+        p = emit_call(out + pl->pre[pl->n] + h * HANDLER_LEN, id_const, refs->exit);
+        *p = OP_ATHROW;
+    }
+    return out;
+}
+
+/* ---- tables that hold offsets ---------------------------------------------- */
+
+static bool is_insn(const plan *pl, uint32_t old) { return old <= pl->len && pl->index_of[old] >= 0; }
+
+/* A range's start, for line and local variable tables: offset 0 stays 0,
+ * so the entry call has the first line and the arguments are in scope. */
+static uint32_t start_of(const plan *pl, uint32_t old) { return old == 0 ? 0 : target_of(pl, old); }
+
+/* Whether instruction i is covered by the catch-all. */
+static bool in_catch_all(const plan *pl, uint32_t i)
+{
+    return (int32_t)i > pl->this_init && !bytecode_is_return(pl->code[pl->old_pc[i]]);
+}
+
+/* Original handlers first (they are more specific), then the catch-all over
+ * every original instruction but the returns: the entry call is not covered
+ * (a frame whose entry was not reported has no exit), nor are the exit calls
+ * and returns (their frame has reported its exit already).  A constructor's
+ * code before its super or this call has its own handler. */
+static bool move_exceptions(classfile_code *c, const plan *pl, char *err, size_t errlen)
+{
+    uint32_t pieces = pl->this_init > 0 ? 1 : 0;
+    for (uint32_t i = 0; i < pl->n; i++)
+        if (in_catch_all(pl, i) && (i == 0 || !in_catch_all(pl, i - 1)))
+            pieces++;
+    uint32_t total = c->exception_count + pieces;
+    if (total > UINT16_MAX) {
+        errbuf_set(err, errlen, "%u exception table entries do not fit", total);
+        return false;
+    }
+    classfile_exception *ex = malloc(sizeof *ex * (total ? total : 1));
+    if (ex == NULL) {
+        errbuf_set(err, errlen, "out of memory");
+        return false;
+    }
+    for (uint16_t k = 0; k < c->exception_count; k++) {
+        const classfile_exception *e = &c->exceptions[k];
+        if (!is_insn(pl, e->start_pc) || !is_insn(pl, e->end_pc) || !is_insn(pl, e->handler_pc) ||
+            e->handler_pc == pl->len) {
+            errbuf_set(err, errlen, "exception table entry %u (%u..%u -> %u) is not on instructions", k, e->start_pc,
+                       e->end_pc, e->handler_pc);
+            free(ex);
+            return false;
+        }
+        ex[k] = (classfile_exception){(uint16_t)target_of(pl, e->start_pc), (uint16_t)target_of(pl, e->end_pc),
+                                      (uint16_t)target_of(pl, e->handler_pc), e->catch_type};
+    }
+    uint32_t k = c->exception_count;
+    uint16_t handler = (uint16_t)pl->pre[pl->n];
+    for (uint32_t i = 0; i < pl->n; i++) {
+        if (!in_catch_all(pl, i))
+            continue;
+        if (i == 0 || !in_catch_all(pl, i - 1))
+            ex[k++] = (classfile_exception){(uint16_t)pl->at[i], 0, handler, 0};
+        ex[k - 1].end_pc = (uint16_t)(pl->at[i] + pl->size[i]);
+    }
+    if (pl->this_init > 0)
+        ex[k++] = (classfile_exception){(uint16_t)pl->pre[0], (uint16_t)pl->at[pl->this_init],
+                                        (uint16_t)(handler + HANDLER_LEN), 0};
+    free(c->exceptions);
+    c->exceptions = ex;
+    c->exception_count = (uint16_t)total;
+    return true;
+}
+
+static bool move_lines(classfile_attr *a, const plan *pl, char *err, size_t errlen)
+{
+    uint32_t n = a->length >= 2 ? rd_u2(a->data) : 0;
+    if (a->length != 2 + 4 * n) {
+        errbuf_set(err, errlen, "LineNumberTable of %u bytes for %u entries", a->length, n);
+        return false;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *e = a->data + 2 + 4 * k;
+        uint32_t pc = rd_u2(e);
+        if (!is_insn(pl, pc) || pc == pl->len) {
+            errbuf_set(err, errlen, "LineNumberTable: offset %u is not an instruction", pc);
+            return false;
+        }
+        wr_u2(e, start_of(pl, pc));
+    }
+    return true;
+}
+
+/* LocalVariableTable and LocalVariableTypeTable: the same layout. */
+static bool move_locals(classfile_attr *a, const char *name, const plan *pl, char *err, size_t errlen)
+{
+    uint32_t n = a->length >= 2 ? rd_u2(a->data) : 0;
+    if (a->length != 2 + 10 * n) {
+        errbuf_set(err, errlen, "%s of %u bytes for %u entries", name, a->length, n);
+        return false;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *e = a->data + 2 + 10 * k;
+        uint32_t start = rd_u2(e), end = start + rd_u2(e + 2);
+        if (!is_insn(pl, start) || !is_insn(pl, end)) {
+            errbuf_set(err, errlen, "%s: range %u..%u is not on instructions", name, start, end);
+            return false;
+        }
+        uint32_t new_start = start_of(pl, start), new_end = target_of(pl, end);
+        wr_u2(e, new_start);
+        wr_u2(e + 2, new_end - new_start);
+    }
+    return true;
+}
+
+static uint32_t frame_pc(void *ctx, uint32_t old, int *ok)
+{
+    const plan *pl = ctx;
+    *ok = is_insn(pl, old) && old < pl->len;
+    return *ok ? target_of(pl, old) : 0;
+}
+
+static uint32_t new_pc(void *ctx, uint32_t old, int *ok)
+{
+    const plan *pl = ctx;
+    *ok = is_insn(pl, old) && old < pl->len && pl->code[old] == OP_NEW;
+    return *ok ? pl->at[pl->index_of[old]] : 0;
+}
+
+static bool move_stack_map(classfile_attr *a, const plan *pl, const pool_refs *refs, char *err, size_t errlen)
+{
+    stackmap_map map = {frame_pc, new_pc, (void *)pl};
+    stackmap_handler handlers[2] = {{pl->pre[pl->n], 0}, {pl->pre[pl->n] + HANDLER_LEN, 1}};
+    uint8_t *out;
+    uint32_t outlen;
+    if (stackmap_rewrite(a->data, a->length, &map, handlers, pl->this_init >= 0 ? 2 : 1, refs->throwable, &out,
+                         &outlen, err, errlen) != 0)
+        return false;
+    free(a->data);
+    a->data = out;
+    a->length = outlen;
+    return true;
+}
+
+static bool add_stack_map(classfile_code *c, const plan *pl, const pool_refs *refs, char *err, size_t errlen)
+{
+    if (c->attr_count == UINT16_MAX) {
+        errbuf_set(err, errlen, "no room for a StackMapTable attribute");
+        return false;
+    }
+    classfile_attr *attrs = realloc(c->attrs, sizeof *attrs * (c->attr_count + 1u));
+    if (attrs == NULL) {
+        errbuf_set(err, errlen, "out of memory");
+        return false;
+    }
+    c->attrs = attrs;
+    classfile_attr *a = &attrs[c->attr_count++];
+    memset(a, 0, sizeof *a);
+    a->name_index = refs->stack_map_name;
+    return move_stack_map(a, pl, refs, err, errlen);
+}
+
+static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, const pool_refs *refs, char *err,
+                       size_t errlen)
+{
+    bool has_map = false;
+    for (uint16_t k = 0; k < c->attr_count;) {
+        classfile_attr *a = &c->attrs[k];
+        const char *name = classfile_utf8(cf, a->name_index);
+        bool ok = true;
+        if (name == NULL) {
+            errbuf_set(err, errlen, "a Code attribute without a name");
+            return false;
+        } else if (strcmp(name, "LineNumberTable") == 0) {
+            ok = move_lines(a, pl, err, errlen);
+        } else if (strcmp(name, "LocalVariableTable") == 0 || strcmp(name, "LocalVariableTypeTable") == 0) {
+            ok = move_locals(a, name, pl, err, errlen);
+        } else if (strcmp(name, "StackMapTable") == 0) {
+            ok = move_stack_map(a, pl, refs, err, errlen);
+            has_map = true;
+        } else if (strcmp(name, "RuntimeVisibleTypeAnnotations") == 0 ||
+                   strcmp(name, "RuntimeInvisibleTypeAnnotations") == 0) {
+            free(a->data);
+            memmove(a, a + 1, sizeof *a * (size_t)(c->attr_count - k - 1));
+            c->attr_count--;
+            continue;
+        } else {
+            errbuf_set(err, errlen, "a Code attribute %s whose offsets are not known", name);
+            return false;
+        }
+        if (!ok)
+            return false;
+        k++;
+    }
+    /* From version 51 every method needs its frames; the handler has one. */
+    if (!has_map && cf->major_version >= 51)
+        return add_stack_map(c, pl, refs, err, errlen);
+    return true;
+}
+
+/* ---- a method, a class ----------------------------------------------------- */
+
+static classfile_code *code_of(classfile_member *m)
+{
+    for (uint16_t k = 0; k < m->attr_count; k++)
+        if (m->attrs[k].code != NULL)
+            return m->attrs[k].code;
+    return NULL;
+}
+
+static bool is_init_call(const classfile *cf, const uint8_t *p)
+{
+    if (p[0] != OP_INVOKESPECIAL)
+        return false;
+    uint32_t ref = rd_u2(p + 1);
+    if (ref == 0 || ref >= cf->cp_count)
+        return false;
+    uint16_t nat = cf->cp[ref].ref2;
+    if (nat == 0 || nat >= cf->cp_count || cf->cp[nat].tag != CLASSFILE_CONSTANT_NameAndType)
+        return false;
+    const char *name = classfile_utf8(cf, cf->cp[nat].ref1);
+    return name != NULL && strcmp(name, "<init>") == 0;
+}
+
+/* The constructor's own super or this call: the <init> call that no `new`
+ * before it pairs with (arguments may construct objects of their own, each
+ * a `new` then its <init>).  There must be exactly one: the handler before
+ * it is only right if every path to it is the code before it. */
+static bool find_this_init(const classfile *cf, plan *pl, char *err, size_t errlen)
+{
+    uint32_t pending = 0, found = 0;
+    for (uint32_t i = 0; i < pl->n; i++) {
+        const uint8_t *p = pl->code + pl->old_pc[i];
+        if (p[0] == OP_NEW) {
+            pending++;
+        } else if (is_init_call(cf, p)) {
+            if (pending > 0) {
+                pending--;
+            } else {
+                pl->this_init = (int32_t)i;
+                found++;
+            }
+        }
+    }
+    if (found != 1) {
+        errbuf_set(err, errlen, "a constructor with %u calls of its super or this constructor", found);
+        return false;
+    }
+    return true;
+}
+
+static bool inject_method(classfile *cf, classfile_member *m, uint32_t id, const pool_refs *refs, char *err,
+                          size_t errlen)
+{
+    classfile_code *c = code_of(m);
+    const char *name = classfile_utf8(cf, m->name_index);
+    bool with_this = !(m->access_flags & ACC_STATIC) && name != NULL && strcmp(name, "<init>") != 0;
+    uint16_t id_const = classfile_cp_add_integer(cf, id);
+    if (id_const == 0) {
+        errbuf_set(err, errlen, "the constant pool is full");
+        return false;
+    }
+    plan pl;
+    bool ctor = name != NULL && strcmp(name, "<init>") == 0 && cf->super_class != 0;
+    bool ok = plan_init(&pl, c->code, c->code_length, with_this, err, errlen) &&
+              (!ctor || find_this_init(cf, &pl, err, errlen)) && plan_layout(&pl, err, errlen);
+    uint32_t len = 0;
+    uint8_t *code = ok ? emit_code(&pl, with_this, id_const, refs, &len) : NULL;
+    if (ok && code == NULL)
+        errbuf_set(err, errlen, "out of memory");
+    ok = code != NULL && move_exceptions(c, &pl, err, errlen) && move_attrs(cf, c, &pl, refs, err, errlen);
+    if (ok) {
+        free(c->code);
+        c->code = code;
+        c->code_length = len;
+        /* the receiver and the number, or the exception and the number */
+        c->max_stack = c->max_stack > UINT16_MAX - 2 ? UINT16_MAX : (uint16_t)(c->max_stack + 2);
+    } else {
+        free(code);
+    }
+    plan_free(&pl);
+    return ok;
+}
+
+static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
+{
+    refs->enter = classfile_cp_add_methodref(cf, h->hooks_class, h->enter, "(I)V");
+    refs->enter_this = classfile_cp_add_methodref(cf, h->hooks_class, h->enter_this, "(Ljava/lang/Object;I)V");
+    refs->exit = classfile_cp_add_methodref(cf, h->hooks_class, h->exit, "(I)V");
+    refs->throwable = classfile_cp_add_class(cf, "java/lang/Throwable");
+    refs->stack_map_name = classfile_cp_add_utf8(cf, "StackMapTable");
+    return refs->enter && refs->enter_this && refs->exit && refs->throwable && refs->stack_map_name;
+}
+
+int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen)
+{
+    int changed = 0;
+    pool_refs refs;
+    bool have_refs = false;
+    for (uint16_t i = 0; i < cf->method_count; i++) {
+        classfile_member *m = &cf->methods[i];
+        if (code_of(m) == NULL)
+            continue;
+        if (!have_refs && !add_refs(cf, hooks, &refs)) {
+            errbuf_set(err, errlen, "the constant pool is full");
+            return -1;
+        }
+        have_refs = true;
+        char why[200] = "";
+        if (!inject_method(cf, m, hooks->first_id + i, &refs, why, sizeof why)) {
+            const char *name = classfile_utf8(cf, m->name_index);
+            const char *desc = classfile_utf8(cf, m->descriptor_index);
+            errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);
+            return -1;
+        }
+        changed++;
+    }
+    return changed;
+}

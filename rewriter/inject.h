@@ -1,0 +1,55 @@
+/*
+ * inject - the method hooks put into a class's code: a call at each
+ * method's entry, one before each of its returns, and an exception handler
+ * that reports the exit of a frame an exception unwinds and throws the
+ * exception on.  This is how method entry and exit events are had with the
+ * JIT on (JVM TI's own MethodEntry/MethodExit put every thread in the
+ * interpreter); HPROF on JVM TI did the same.
+ *
+ * The calls are static methods of one hooks class, each given the method's
+ * number (first_id + its index in the class's method table):
+ *   enter(int)              static methods, constructors, class initializers
+ *   enter_this(Object, int) other instance methods, with their receiver
+ *   exit(int)               before each return, and in the handler
+ * A constructor's receiver is not initialized until it calls its super
+ * constructor, so no verifiable code can pass it at entry; whoever needs it
+ * finds it in the frame.
+ *
+ * Everything that holds a code offset is moved with the code: branches (a
+ * goto or jsr that no longer reaches becomes goto_w or jsr_w), switch padding
+ * and offsets, exception tables, LineNumberTable, LocalVariableTable,
+ * LocalVariableTypeTable and StackMapTable.  A branch to a return lands on
+ * the exit call in front of it; a branch to offset 0 skips the entry call.
+ * Refused, with the class left as it was: a conditional branch that no
+ * longer reaches (widening it would need a new stack map frame), code over
+ * 65535 bytes after insertion, a Code attribute whose offsets are not known
+ * here; the type annotations of code (RuntimeVisible/InvisibleTypeAnnotations
+ * inside Code) are dropped, as nothing at run time reads them.
+ *
+ * No JVM TI, no global state.
+ */
+#ifndef JVMPI_INJECT_H_
+#define JVMPI_INJECT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classfile.h"
+
+typedef struct {
+    const char *hooks_class; /* internal name */
+    const char *enter;       /* (I)V */
+    const char *enter_this;  /* (Ljava/lang/Object;I)V */
+    const char *exit;        /* (I)V */
+    uint32_t first_id;
+} inject_hooks;
+
+/*
+ * Puts the hooks into every method of cf that has code.  Returns how many
+ * methods were changed (0: no method has code, cf untouched), or -1 with a
+ * one-line reason naming the method; then cf may be half changed and must
+ * not be written.
+ */
+int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen);
+
+#endif

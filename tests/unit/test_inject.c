@@ -1,0 +1,191 @@
+/*
+ * test_inject.c - the method hooks the rewriter puts into code
+ * (rewriter/inject.c, rewriter/stackmap.c), on every compiled Java test
+ * program: each rewritten method starts with the entry call, has the exit
+ * call before each of its returns and the handler at its end, still walks
+ * as instructions, keeps its exception table entries on instructions and
+ * ends its StackMapTable with the handler's frame.  Whether the JVM's
+ * verifier accepts the result is the integration tests' job (-Xverify:all);
+ * here, what the rewriter says it does, and what it refuses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "bytecode.h"
+#include "class_files.h"
+#include "classfile.h"
+#include "inject.h"
+
+static const inject_hooks hooks = {"test/Hooks", "enter", "enterThis", "exit", 100};
+
+static uint16_t u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static const classfile_code *code_of(const classfile_member *m)
+{
+    for (uint16_t k = 0; k < m->attr_count; k++)
+        if (m->attrs[k].code != NULL)
+            return m->attrs[k].code;
+    return NULL;
+}
+
+/* The hook a call at pc names ("enter", ...), and the method number. */
+static const char *call_at(const classfile *cf, const uint8_t *code, uint32_t pc, uint32_t *id)
+{
+    if (code[pc] != 0x13 || code[pc + 3] != 0xb8)
+        return NULL;
+    const classfile_cp_entry *k = &cf->cp[u2(code + pc + 1)];
+    ck_assert_uint_eq(k->tag, CLASSFILE_CONSTANT_Integer);
+    *id = k->bytes_hi;
+    const classfile_cp_entry *m = &cf->cp[u2(code + pc + 4)];
+    ck_assert_uint_eq(m->tag, CLASSFILE_CONSTANT_Methodref);
+    ck_assert_str_eq(classfile_utf8(cf, cf->cp[m->ref1].ref1), "test/Hooks");
+    return classfile_utf8(cf, cf->cp[m->ref2].ref1);
+}
+
+static void check_method(const classfile *cf, uint16_t index, bool just_return)
+{
+    const classfile_member *m = &cf->methods[index];
+    const classfile_code *c = code_of(m);
+    if (c == NULL)
+        return;
+    const char *name = classfile_utf8(cf, m->name_index);
+    uint32_t want = hooks.first_id + index, id = 0;
+    bool with_this = !(m->access_flags & 0x0008) && strcmp(name, "<init>") != 0;
+    uint32_t pc = with_this ? 1 : 0;
+    if (with_this)
+        ck_assert_uint_eq(c->code[0], 0x2a);
+    const char *entry = call_at(cf, c->code, pc, &id);
+    ck_assert_msg(entry != NULL && strcmp(entry, with_this ? "enterThis" : "enter") == 0, "%s: no entry call", name);
+    ck_assert_uint_eq(id, want);
+    int n = bytecode_walk(c->code, c->code_length, NULL, 0, NULL, 0);
+    ck_assert_msg(n > 0, "%s: the rewritten code does not walk", name);
+    uint32_t *starts = malloc(sizeof *starts * (size_t)n);
+    bytecode_walk(c->code, c->code_length, starts, (uint32_t)n, NULL, 0);
+    /* returns: each right after an exit call */
+    int returns = 0;
+    for (int i = 0; i < n; i++) {
+        if (!bytecode_is_return(c->code[starts[i]]))
+            continue;
+        returns++;
+        ck_assert_msg(i >= 2 && strcmp(call_at(cf, c->code, starts[i - 2], &id), "exit") == 0 && id == want,
+                      "%s: a return at %u without the exit call before it", name, starts[i]);
+    }
+    /* the handler ends the code: exit call, athrow; the last exception entries go there */
+    uint32_t handler = starts[n - 1] - 6;
+    bool ctor_two = strcmp(name, "<init>") == 0 && cf->super_class != 0;
+    if (ctor_two)
+        handler -= 7;
+    ck_assert_uint_eq(c->code[c->code_length - 1], 0xbf);
+    ck_assert_str_eq(call_at(cf, c->code, handler, &id), "exit");
+    int to_handler = 0;
+    for (uint16_t k = 0; k < c->exception_count; k++) {
+        const classfile_exception *e = &c->exceptions[k];
+        ck_assert_uint_lt(e->start_pc, e->end_pc);
+        if (e->handler_pc >= handler) {
+            ck_assert_uint_eq(e->catch_type, 0);
+            to_handler++;
+        }
+    }
+    /* a method that only returns can throw nothing */
+    ck_assert_msg(to_handler >= (just_return ? 0 : 1), "%s: nothing goes to the handler", name);
+    /* the last StackMapTable frame is the handler's full_frame */
+    for (uint16_t k = 0; k < c->attr_count; k++) {
+        if (strcmp(classfile_utf8(cf, c->attrs[k].name_index), "StackMapTable") != 0)
+            continue;
+        const uint8_t *d = c->attrs[k].data;
+        uint32_t len = c->attrs[k].length;
+        ck_assert_uint_ge(u2(d), 1);
+        /* full_frame, delta, locals 0 (or 1: uninitializedThis), stack 1: Object Throwable */
+        ck_assert_uint_eq(d[len - 6], ctor_two ? 6 : 0); /* UninitializedThis, or the low byte of 0 locals */
+        ck_assert_uint_eq(d[len - 5], 0);
+        ck_assert_uint_eq(d[len - 4], 1);
+        ck_assert_uint_eq(d[len - 3], 7);
+        ck_assert_str_eq(classfile_utf8(cf, cf->cp[u2(d + len - 2)].ref1), "java/lang/Throwable");
+    }
+    free(starts);
+}
+
+START_TEST(test_every_test_class)
+{
+    path_list l = test_classes();
+    int methods = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        size_t len;
+        uint8_t *data = read_file(l.paths[i], &len);
+        char err[300] = "";
+        classfile *cf = classfile_parse(data, len, err, sizeof err);
+        ck_assert_msg(cf != NULL, "%s: %s", l.paths[i], err);
+        bool just_return[1024] = {false};
+        for (uint16_t m = 0; m < cf->method_count && m < 1024; m++)
+            just_return[m] = code_of(&cf->methods[m]) != NULL && code_of(&cf->methods[m])->code_length == 1;
+        int changed = inject_class(cf, &hooks, err, sizeof err);
+        ck_assert_msg(changed >= 0, "%s refused: %s", l.paths[i], err);
+        uint8_t *out;
+        size_t outlen;
+        ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", l.paths[i], err);
+        classfile *back = classfile_parse(out, outlen, err, sizeof err);
+        ck_assert_msg(back != NULL, "%s rewritten does not parse: %s", l.paths[i], err);
+        for (uint16_t m = 0; m < back->method_count; m++)
+            check_method(back, m, m < 1024 && just_return[m]);
+        methods += changed;
+        classfile_free(back);
+        free(out);
+        classfile_free(cf);
+        free(data);
+    }
+    ck_assert_int_ge(methods, 200);
+    free_list(&l);
+}
+END_TEST
+
+/* A Code attribute the rewriter knows no offsets of: the class is refused
+ * with a reason naming the method and the attribute. */
+START_TEST(test_unknown_code_attribute_refused)
+{
+    path_list l = test_classes();
+    bool found = false;
+    for (size_t i = 0; i < l.count && !found; i++) {
+        size_t len;
+        uint8_t *data = read_file(l.paths[i], &len);
+        classfile *cf = classfile_parse(data, len, NULL, 0);
+        ck_assert_ptr_nonnull(cf);
+        for (uint16_t k = 1; k < cf->cp_count; k++) {
+            if (cf->cp[k].tag == CLASSFILE_CONSTANT_Utf8 && strcmp(cf->cp[k].utf8, "LineNumberTable") == 0) {
+                cf->cp[k].utf8[0] = 'X'; /* XineNumberTable */
+                found = true;
+            }
+        }
+        if (found) {
+            char err[300] = "";
+            ck_assert_int_eq(inject_class(cf, &hooks, err, sizeof err), -1);
+            ck_assert_msg(strstr(err, "XineNumberTable") != NULL && strstr(err, "method ") == err, "reason: %s", err);
+        }
+        classfile_free(cf);
+        free(data);
+    }
+    ck_assert(found);
+    free_list(&l);
+}
+END_TEST
+
+static Suite *inject_suite(void)
+{
+    Suite *s = suite_create("inject");
+    TCase *tc = tcase_create("inject");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_every_test_class);
+    tcase_add_test(tc, test_unknown_code_attribute_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(inject_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
