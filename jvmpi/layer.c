@@ -48,7 +48,7 @@ bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static bool caps_all, agent_named, class_cache = true, vthreads_carriers;
+static bool caps_all, agent_named, class_cache = true, vthreads_carriers, methods_jvmti;
 
 static bool any_enabled(const jint *events, int n)
 {
@@ -62,14 +62,14 @@ static bool any_enabled(const jint *events, int n)
 
 seam_caps_wanted layer_capabilities_wanted(void)
 {
-    static const jint methods[] = {JVMPI_EVENT_METHOD_ENTRY, JVMPI_EVENT_METHOD_ENTRY2, JVMPI_EVENT_METHOD_EXIT,
-                                   JVMPI_EVENT_INSTRUCTION_START};
+    static const jint methods[] = {JVMPI_EVENT_METHOD_ENTRY, JVMPI_EVENT_METHOD_ENTRY2, JVMPI_EVENT_METHOD_EXIT};
     static const jint monitors[] = {JVMPI_EVENT_MONITOR_CONTENDED_ENTER, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED,
                                     JVMPI_EVENT_MONITOR_CONTENDED_EXIT, JVMPI_EVENT_MONITOR_WAIT,
                                     JVMPI_EVENT_MONITOR_WAITED};
     bool all = caps_all || !agent_named;
     seam_caps_wanted w;
-    w.methods = all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0]));
+    w.methods = methods_jvmti && (all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0])));
+    w.instructions = all || events_enabled(JVMPI_EVENT_INSTRUCTION_START);
     w.receiver = all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2);
     w.monitors = all || any_enabled(monitors, (int)(sizeof monitors / sizeof monitors[0]));
     return w;
@@ -77,6 +77,7 @@ seam_caps_wanted layer_capabilities_wanted(void)
 
 bool layer_class_cache_allowed(void) { return class_cache; }
 bool layer_vthreads_as_carriers(void) { return vthreads_carriers; }
+bool layer_methods_by_jvmti(void) { return methods_jvmti; }
 
 /* A raw monitor's owner and waiters are threads as the agent knows them:
  * a layer-made handle for a thread the VM started before the start phase,
@@ -97,6 +98,7 @@ static jint read_layer_options(void)
     caps_all = lopts.caps_all;
     class_cache = lopts.class_cache;
     vthreads_carriers = lopts.vthreads_carriers;
+    methods_jvmti = lopts.methods_jvmti;
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
         options_layer_free(&lopts);

@@ -63,9 +63,12 @@ static const choice choices[] = {
     {"caps", "auto", "all", "all", offsetof(options_layer, caps_all)},
     {"classcache", "auto", "off", "auto", offsetof(options_layer, class_cache)},
     {"vthreads", "threads", "carriers", "carriers", offsetof(options_layer, vthreads_carriers)},
+    {"methods", "rewrite", "jvmti", "jvmti", offsetof(options_layer, methods_jvmti)},
 };
 
-#define KNOWN "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>"
+#define KNOWN                                                                                                  \
+    "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>, "       \
+    "methods=<rewrite|jvmti>"
 
 /* One name=value; returns 0, or -1 with the error line in err. */
 static int one_option(const char *name, const char *value, options_layer *out, char *err, size_t errlen)
@@ -112,6 +115,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->caps_all = false;
     out->class_cache = true;
     out->vthreads_carriers = false;
+    out->methods_jvmti = false;
     if (text == NULL) {
         return 0;
     }

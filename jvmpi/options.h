@@ -1,7 +1,7 @@
 /*
  * options - the two option strings the layer reads:
  *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
- *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>][,vthreads=<threads|carriers>]
+ *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>][,vthreads=<threads|carriers>][,methods=<rewrite|jvmti>]
  */
 #ifndef JVMPI_OPTIONS_H_
 #define JVMPI_OPTIONS_H_
@@ -24,6 +24,7 @@ typedef struct {
     bool caps_all;        /* caps=all: take every costly capability up front */
     bool class_cache;     /* classcache=auto (true) or off */
     bool vthreads_carriers; /* vthreads=carriers (true) or threads */
+    bool methods_jvmti;   /* methods=jvmti (true) or rewrite */
 } options_layer;
 
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen);

@@ -455,14 +455,19 @@ jint layer_onload(JavaVM *vm, const char *options);
  * agent enabled in JVM_OnLoad, or all when that cannot be known (an -Xrun
  * agent loads later) or JVMPI_LAYER_OPTIONS has caps=all. */
 typedef struct seam_caps_wanted {
-    bool methods;    /* METHOD_ENTRY/ENTRY2/EXIT, INSTRUCTION_START */
-    bool receiver;   /* METHOD_ENTRY2's receiver: local variable access */
+    bool methods;      /* METHOD_ENTRY/ENTRY2/EXIT by JVM TI's events (methods=jvmti) */
+    bool instructions; /* INSTRUCTION_START: single stepping */
+    bool receiver;     /* METHOD_ENTRY2's receiver: local variable access */
     bool monitors;   /* MONITOR_DUMP and the Java monitor events */
 } seam_caps_wanted;
 seam_caps_wanted layer_capabilities_wanted(void);
 /* False with JVMPI_LAYER_OPTIONS=classcache=off: every allocation then asks
  * JVM TI for its class (jvmti_backend/classcache.c says why it need not). */
 bool layer_class_cache_allowed(void);
+/* True with JVMPI_LAYER_OPTIONS=methods=jvmti: method events from JVM TI's
+ * MethodEntry/MethodExit (every thread interpreted) rather than from the
+ * class rewriter. */
+bool layer_methods_by_jvmti(void);
 
 /* GetEnv for a JVMPI version: the interface of the agent whose library
  * holds caller (GetEnv's return address), or NULL for other versions and

@@ -440,17 +440,16 @@ static void take_costly_capabilities(void)
         caps.can_get_owned_monitor_info = 1;
         caps.can_get_current_contended_monitor = 1;
     }
-    if (w.methods) {
-        bk_methods_onload_caps(&caps, w.receiver);
-    }
+    bk_methods_onload_caps(&caps, &w);
     if (!bk_need_capabilities(&caps)) {
         return;
     }
     bk.caps_monitors = w.monitors;
     bk.caps_methods = w.methods;
-    bk.caps_receiver = w.methods && w.receiver;
-    LOG_DEBUG("capabilities taken for: %s%s%s", w.methods ? "methods " : "", w.receiver ? "receivers " : "",
-              w.monitors ? "monitors" : "");
+    bk.caps_steps = w.instructions;
+    bk.caps_receiver = w.receiver;
+    LOG_DEBUG("capabilities taken for: %s%s%s%s", w.methods ? "method events " : "",
+              w.instructions ? "instructions " : "", w.receiver ? "receivers " : "", w.monitors ? "monitors" : "");
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

@@ -20,7 +20,7 @@ typedef struct {
     jint (JNICALL *vm_get_env)(JavaVM *, void **, jint);  /* the VM's own GetEnv */
     jobject internal_thread; /* global ref to the layer's delivery thread */
     /* which costly OnLoad-only capabilities were taken (agent.c) */
-    bool caps_methods, caps_receiver, caps_monitors;
+    bool caps_methods, caps_steps, caps_receiver, caps_monitors;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent
@@ -114,9 +114,8 @@ void JNICALL bk_on_gc_start(jvmtiEnv *jvmti);
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
 
 /* methods.c (METHOD_*, COMPILED_METHOD_*, INSTRUCTION_START) */
-/* Adds the OnLoad-only capabilities method and instruction events need. */
-/* The OnLoad-only capabilities method events need; receiver: ENTRY2's too. */
-void bk_methods_onload_caps(jvmtiCapabilities *caps, bool receiver);
+/* The OnLoad-only capabilities the wanted method and instruction events need. */
+void bk_methods_onload_caps(jvmtiCapabilities *caps, const seam_caps_wanted *w);
 bool bk_methods_source_set(seam_source source, bool on);
 /* After layer_vm_init: the compiled-method replay asked for before it. */
 void bk_methods_vm_init(void);
@@ -127,6 +126,20 @@ void JNICALL bk_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+
+/* methodhooks.c (METHOD_ENTRY/ENTRY2/EXIT by class rewriting) */
+/* SEAM_SRC_METHOD_ENTRY, _EXIT, _RECEIVER when methods=rewrite; in the
+ * live phase (the rewriting needs a class defined and natives registered). */
+bool bk_methodhooks_set(seam_source source, bool on);
+/* The layer's own class, which the agent is never told of. */
+bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass);
+/* One of its natives: dropped from call traces and compiled-code events. */
+bool bk_methodhooks_is_hooks_method(jmethodID method);
+/* Whether method is an old version a retransformation left behind (only
+ * asked once a class was rewritten); the current version of it, NULL if
+ * none has its name and signature. */
+bool bk_methodhooks_obsolete(jmethodID method);
+jmethodID bk_methodhooks_current(jmethodID method);
 
 /* resetsig.c (DATA_RESET_REQUEST) */
 bool bk_reset_signal_switch(bool on);

@@ -260,6 +260,9 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
     if ((status & JVMTI_CLASS_STATUS_PRIMITIVE) || (!is_array && !(status & JVMTI_CLASS_STATUS_PREPARED))) {
         return NULL; /* primitives are no classes to JVMPI; unprepared ones get a ClassPrepare later */
     }
+    if (bk_methodhooks_is_hooks_class(env, klass)) {
+        return NULL; /* the layer's own */
+    }
     jclass super = (*env)->GetSuperclass(env, klass);
     if (super != NULL) {
         define_class(env, super, defined);

@@ -23,13 +23,14 @@ static _Atomic bool want_receiver;
 /* A replay asked for before the live phase, done after VM init. */
 static _Atomic bool replay_pending;
 
-void bk_methods_onload_caps(jvmtiCapabilities *caps, bool receiver)
+void bk_methods_onload_caps(jvmtiCapabilities *caps, const seam_caps_wanted *w)
 {
-    caps->can_generate_method_entry_events = 1;
-    caps->can_generate_method_exit_events = 1;
-    caps->can_generate_single_step_events = 1;
-    /* Only for METHOD_ENTRY2's receiver (GetLocalInstance). */
-    caps->can_access_local_variables = receiver;
+    caps->can_generate_method_entry_events = w->methods;
+    caps->can_generate_method_exit_events = w->methods;
+    caps->can_generate_single_step_events = w->instructions;
+    /* Only for METHOD_ENTRY2's receiver (GetLocalInstance): all of them
+     * with JVM TI's events, constructors' with the rewriter. */
+    caps->can_access_local_variables = w->receiver;
 }
 
 /* Granted in the live phase too: taken when first needed. */
@@ -44,14 +45,18 @@ static bool add_live_caps(bool compiled, bool bytecodes)
 
 bool bk_methods_source_set(seam_source source, bool on)
 {
-    if (on && (source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT || source == SEAM_SRC_SINGLE_STEP) &&
-        !bk.caps_methods) {
+    bool rewrite = !layer_methods_by_jvmti();
+    bool method = source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT;
+    if (on && ((method && !rewrite && !bk.caps_methods) || (source == SEAM_SRC_SINGLE_STEP && !bk.caps_steps))) {
         bk_caps_missing(source == SEAM_SRC_SINGLE_STEP ? "INSTRUCTION_START" : "METHOD_ENTRY/ENTRY2/EXIT");
         return false;
     }
     if (on && source == SEAM_SRC_METHOD_RECEIVER && !bk.caps_receiver) {
         bk_caps_missing("METHOD_ENTRY2");
         return false;
+    }
+    if (rewrite && (method || source == SEAM_SRC_METHOD_RECEIVER)) {
+        return bk_methodhooks_set(source, on);
     }
     switch (source) {
     case SEAM_SRC_METHOD_ENTRY:
@@ -263,6 +268,9 @@ static JVMPI_Lineno *line_table(jmethodID method, const void *code_addr, jint co
 void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
+    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method)) {
+        return; /* the layer's own code; code of a method version no longer called */
+    }
     BEGIN_CALLBACK();
     jint n = 0;
     JVMPI_Lineno *lines = line_table(method, code_addr, code_size, map_length, map, compile_info, &n);
@@ -273,6 +281,9 @@ void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint 
 
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
+    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method)) {
+        return;
+    }
     BEGIN_CALLBACK();
     layer_compiled_method_unload(seam_current_env(), method);
     END_CALLBACK();

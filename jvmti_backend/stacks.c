@@ -91,23 +91,34 @@ static jint line_of(jmethodID method, jlocation location)
     return line;
 }
 
+/* A thread in a method hook (methodhooks.c) has that native on top: one
+ * frame more is asked for, and the layer's frames are left out. */
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
-    jvmtiFrameInfo local[STACK_FRAMES];
-    jvmtiFrameInfo *buf = depth <= STACK_FRAMES ? local : malloc((size_t)depth * sizeof *buf);
-    jint count = 0;
+    jvmtiFrameInfo local[STACK_FRAMES + 1];
+    jvmtiFrameInfo *buf = depth < STACK_FRAMES ? local : malloc((size_t)(depth + 1) * sizeof *buf);
+    jint count = 0, n = 0;
     if (buf == NULL) {
         return 0;
     }
     /* TRY: the thread may have ended since the caller looked it up. */
-    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth, buf, &count))) {
-        for (jint i = 0; i < count; i++) {
-            frames[i].method_id = buf[i].method;
-            frames[i].lineno = line_of(buf[i].method, buf[i].location);
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth + 1, buf, &count))) {
+        for (jint i = 0; i < count && n < depth; i++) {
+            if (bk_methodhooks_is_hooks_method(buf[i].method)) {
+                continue;
+            }
+            /* A frame left on an old version by a retransformation: its line
+             * from that version, its method the one the agent knows. */
+            jmethodID current = bk_methodhooks_current(buf[i].method);
+            if (current == NULL) {
+                continue;
+            }
+            frames[n].method_id = current;
+            frames[n].lineno = line_of(buf[i].method, buf[i].location);
+            n++;
         }
-    } else {
-        count = 0;
     }
+    count = n;
     if (buf != local) {
         free(buf);
     }

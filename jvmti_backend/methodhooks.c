@@ -1,0 +1,473 @@
+/*
+ * methodhooks.c - METHOD_ENTRY, METHOD_ENTRY2 and METHOD_EXIT with the JIT
+ * on: classes are rewritten as they load (ClassFileLoadHook) to call the
+ * layer at each method's entry and exits (rewriter/inject.h), and those
+ * loaded before are retransformed.  JVM TI's MethodEntry/MethodExit, the
+ * other source (methods=jvmti), put every thread in the interpreter.
+ *
+ * The calls go to three static natives of one class the layer defines in
+ * the boot loader's unnamed module, whose natives it registers
+ * (RegisterNatives): no symbol is looked up, no library loaded.  Code of
+ * every module can call it: the JVM makes a module whose classes an agent
+ * transformed read the boot loader's unnamed module (the java.lang.instrument
+ * specification says so, and HotSpot does it for JVM TI agents alike), and
+ * the unnamed module exports everything.  In a named module (java.lang) the
+ * VM would print a warning for natives registered from outside it.  Each call passes the method's number; its jmethodID is found once,
+ * from the calling frame.
+ *
+ * The rewriting happens in an environment of its own, the only one with
+ * can_retransform_classes: a retransformation calls the hooks of
+ * retransformation-capable environments alone, so JVMPI's CLASS_LOAD_HOOK
+ * (the main environment's) sees each class once, as the VM loaded it, and
+ * before the rewriting.  Off means off: when the last method event is
+ * disabled the rewritten classes are retransformed back.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "backend.h"
+#include "classfile.h"
+#include "inject.h"
+#include "tls.h"
+
+#define HOOKS_CLASS "jvmpi/layer/MethodHooks"
+#define HOOKS_SIG "L" HOOKS_CLASS ";"
+
+/* Method numbers, in chunks that never move once made. */
+#define CHUNK_BITS 12
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS 16384u /* 64 million methods rewritten in one run */
+
+typedef struct {
+    _Atomic(jmethodID) method; /* found on the first call */
+    bool ctor;                 /* <init>: its receiver is read from the frame */
+} hook_method;
+
+static hook_method *_Atomic chunks[MAX_CHUNKS];
+static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint32_t next_id = 1;
+
+static jvmtiEnv *hooks_env;
+static _Atomic(jclass) hooks_class; /* global ref, once defined */
+static _Atomic(jmethodID) hooks_methods[3]; /* its natives: never in a trace or event */
+static _Atomic bool rewriting;  /* new classes get the hooks */
+static _Atomic bool entry_on, exit_on, receiver_on;
+static _Atomic bool any_rewritten;
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A hook calls no Java, but what it calls may (an agent's handler through
+ * JNI): those frames are the layer's doing, not the program's. */
+static TLS_FAST int in_hook;
+
+/* ---- method numbers -------------------------------------------------------- */
+
+/* Numbers for count methods, or 0 when they are used up. */
+static uint32_t ids_take(uint32_t count)
+{
+    uint32_t first = atomic_fetch_add(&next_id, count);
+    if ((uint64_t)first + count > (uint64_t)MAX_CHUNKS * CHUNK_SIZE) {
+        return 0;
+    }
+    {
+        pthread_mutex_lock(&chunk_lock);
+        bool ok = true;
+        for (uint32_t c = first >> CHUNK_BITS; ok && c <= (first + count) >> CHUNK_BITS && c < MAX_CHUNKS; c++) {
+            if (atomic_load(&chunks[c]) == NULL) {
+                hook_method *chunk = calloc(CHUNK_SIZE, sizeof *chunk);
+                ok = chunk != NULL;
+                atomic_store(&chunks[c], chunk);
+            }
+        }
+        pthread_mutex_unlock(&chunk_lock);
+        if (!ok) {
+            return 0;
+        }
+    }
+    return first;
+}
+
+static hook_method *id_slot(jint id)
+{
+    uint32_t u = (uint32_t)id;
+    hook_method *chunk = u >> CHUNK_BITS < MAX_CHUNKS ? atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire) : NULL;
+    return chunk != NULL ? &chunk[u & (CHUNK_SIZE - 1)] : NULL;
+}
+
+/* The method of the frame that called the hook (depth 1: the hook's own
+ * native frame is 0).  A virtual thread's code between its unmount and its
+ * next mount (JDK 21 and later) has no frames JVM TI will show, and JVM TI
+ * posts no events for it either: a method first called there is not known
+ * yet, and its calls there are not reported. */
+static jmethodID method_of(hook_method *m)
+{
+    jmethodID method = atomic_load_explicit(&m->method, memory_order_relaxed);
+    if (method == NULL) {
+        jlocation where;
+        if (JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
+            atomic_store_explicit(&m->method, method, memory_order_relaxed);
+        } else {
+            method = NULL;
+        }
+    }
+    return method;
+}
+
+/* ---- the natives ------------------------------------------------------------ */
+
+static void entry(JNIEnv *env, jint id, jobject self)
+{
+    hook_method *m = id_slot(id);
+    if (m == NULL || in_hook || !bk_callback_enter()) {
+        return;
+    }
+    in_hook = 1;
+    jmethodID method = method_of(m);
+    jobjectID receiver = NULL;
+    if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
+        jobject obj = self;
+        if (m->ctor && bk.caps_receiver) {
+            /* local variable access is the main environment's (OnLoad only) */
+            JVMTI_TRY(bk.jvmti, GetLocalInstance, NULL, 1, &obj);
+        }
+        receiver = obj != NULL ? seam_id_from_object(env, obj) : NULL;
+        if (obj != NULL && obj != self) {
+            (*env)->DeleteLocalRef(env, obj);
+        }
+    }
+    if (method != NULL) {
+        layer_method_entry(env, method, receiver);
+    }
+    in_hook = 0;
+    bk_callback_exit();
+}
+
+static void JNICALL hook_enter(JNIEnv *env, jclass cls, jint id)
+{
+    if (atomic_load_explicit(&entry_on, memory_order_relaxed)) {
+        entry(env, id, NULL);
+    }
+}
+
+static void JNICALL hook_enter_this(JNIEnv *env, jclass cls, jobject self, jint id)
+{
+    if (atomic_load_explicit(&entry_on, memory_order_relaxed)) {
+        entry(env, id, self);
+    }
+}
+
+static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
+{
+    if (!atomic_load_explicit(&exit_on, memory_order_relaxed)) {
+        return;
+    }
+    hook_method *m = id_slot(id);
+    if (m == NULL || in_hook || !bk_callback_enter()) {
+        return;
+    }
+    in_hook = 1;
+    jmethodID method = method_of(m);
+    if (method != NULL) {
+        layer_method_exit(env, method);
+    }
+    in_hook = 0;
+    bk_callback_exit();
+}
+
+/* ---- the rewriting ------------------------------------------------------------ */
+
+static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined, jobject loader,
+                                            const char *name, jobject domain, jint len, const unsigned char *data,
+                                            jint *new_len, unsigned char **new_data)
+{
+    if (!atomic_load(&rewriting) || (name != NULL && strcmp(name, HOOKS_CLASS) == 0) || !bk_callback_enter()) {
+        return;
+    }
+    const char *shown = name != NULL ? name : "(a class without a name)";
+    char err[300] = "";
+    classfile *cf = classfile_parse(data, (size_t)len, err, sizeof err);
+    uint32_t first = cf != NULL && cf->method_count > 0 ? ids_take(cf->method_count) : 0;
+    if (cf != NULL && cf->method_count > 0 && first == 0) {
+        snprintf(err, sizeof err, "no method numbers left (or out of memory)");
+    }
+    uint8_t *out = NULL;
+    size_t outlen = 0;
+    int changed = -1;
+    if (first != 0) {
+        inject_hooks hooks = {HOOKS_CLASS, "enter", "enterThis", "exit", first};
+        changed = inject_class(cf, &hooks, err, sizeof err);
+        if (changed > 0 && classfile_write(cf, &out, &outlen, err, sizeof err) != 0) {
+            changed = -1;
+        }
+    } else if (cf != NULL && cf->method_count == 0) {
+        changed = 0;
+    }
+    if (changed > 0) {
+        for (uint16_t i = 0; i < cf->method_count; i++) {
+            const char *mname = classfile_utf8(cf, cf->methods[i].name_index);
+            id_slot((jint)(first + i))->ctor = mname != NULL && strcmp(mname, "<init>") == 0;
+        }
+        unsigned char *copy = NULL;
+        if (outlen <= INT32_MAX && JVMTI_OK(JVMTI_CALL(jvmti, Allocate, (jlong)outlen, &copy))) {
+            memcpy(copy, out, outlen);
+            *new_data = copy;
+            *new_len = (jint)outlen;
+            atomic_store(&any_rewritten, true);
+        }
+    } else if (changed < 0) {
+        LOG_WARN("method events: class %s left as it is (%s): its methods report no METHOD_ENTRY or METHOD_EXIT",
+                 shown, err);
+    }
+    free(out);
+    classfile_free(cf);
+    bk_callback_exit();
+}
+
+/* A public final class with three public static natives; nothing else. */
+static size_t hooks_class_bytes(unsigned char *b)
+{
+    static const char *const utf8[] = {HOOKS_CLASS, "java/lang/Object", "enter", "(I)V", "enterThis",
+                                       "(Ljava/lang/Object;I)V", "exit"};
+    size_t n = 0;
+#define U1(v) (b[n++] = (unsigned char)(v))
+#define U2(v) (U1((v) >> 8), U1(v))
+    U2(0xCAFE), U2(0xBABE), U2(0), U2(52);
+    U2(10); /* 1 name, 2 Class, 3 Object, 4 Class, 5..9 names and descriptors */
+    for (int i = 0; i < 7; i++) {
+        size_t len = strlen(utf8[i]);
+        U1(1), U2(len);
+        memcpy(b + n, utf8[i], len);
+        n += len;
+        if (i == 0 || i == 1) {
+            U1(7), U2(i == 0 ? 1 : 3);
+        }
+    }
+    U2(0x0031), U2(2), U2(4), U2(0), U2(0); /* public final super; this, super; no interfaces or fields */
+    U2(3);
+    static const int methods[3][2] = {{5, 6}, {7, 8}, {9, 6}};
+    for (int i = 0; i < 3; i++) {
+        U2(0x0109), U2(methods[i][0]), U2(methods[i][1]), U2(0); /* public static native */
+    }
+    U2(0);
+#undef U2
+#undef U1
+    return n;
+}
+
+static bool define_hooks_class(JNIEnv *env)
+{
+    unsigned char bytes[512];
+    size_t len = hooks_class_bytes(bytes);
+    jclass cls = (*env)->DefineClass(env, HOOKS_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
+    if (cls == NULL) {
+        (*env)->ExceptionDescribe(env);
+        (*env)->ExceptionClear(env);
+        LOG_ERROR("method events: the layer's class %s could not be defined", HOOKS_CLASS);
+        return false;
+    }
+    static const JNINativeMethod natives[] = {
+        {"enter", "(I)V", (void *)hook_enter},
+        {"enterThis", "(Ljava/lang/Object;I)V", (void *)hook_enter_this},
+        {"exit", "(I)V", (void *)hook_exit},
+    };
+    if ((*env)->RegisterNatives(env, cls, natives, 3) != 0) {
+        (*env)->ExceptionClear(env);
+        LOG_ERROR("method events: the natives of %s could not be registered", HOOKS_CLASS);
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        atomic_store(&hooks_methods[i], (*env)->GetStaticMethodID(env, cls, natives[i].name, natives[i].signature));
+    }
+    hooks_class = bk_new_global_ref(env, cls);
+    (*env)->DeleteLocalRef(env, cls);
+    return hooks_class != NULL;
+}
+
+static bool make_env(void)
+{
+    if ((*bk.vm)->GetEnv(bk.vm, (void **)&hooks_env, JVMTI_VERSION_1_2) != JNI_OK) {
+        LOG_ERROR("method events: no JVM TI environment for the class rewriter");
+        return false;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_retransform_classes = 1;
+    caps.can_generate_all_class_hook_events = 1;
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.ClassFileLoadHook = on_class_file_load_hook;
+    return JVMTI_OK(JVMTI_CALL(hooks_env, AddCapabilities, &caps)) &&
+           JVMTI_OK(JVMTI_CALL(hooks_env, SetEventCallbacks, &cb, (jint)sizeof cb)) &&
+           bk_set_event(hooks_env, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, true);
+}
+
+/* Every loaded class that can be: rewritten or back to its original,
+ * as rewriting says.  A batch the VM refuses is retried class by class, so
+ * one class it will not retransform costs only that class. */
+static void retransform_loaded(JNIEnv *env)
+{
+    jint n = 0;
+    jclass *classes = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(hooks_env, GetLoadedClasses, &n, &classes))) {
+        return;
+    }
+    jclass *batch = malloc(sizeof *batch * (size_t)(n + 1));
+    jint k = 0;
+    for (jint i = 0; batch != NULL && i < n; i++) {
+        jboolean modifiable = JNI_FALSE;
+        if (!(*env)->IsSameObject(env, classes[i], hooks_class) &&
+            JVMTI_OK(JVMTI_CALL(hooks_env, IsModifiableClass, classes[i], &modifiable)) && modifiable) {
+            batch[k++] = classes[i];
+        }
+    }
+    enum { BATCH = 256 };
+    int refused = 0;
+    for (jint at = 0; at < k; at += BATCH) {
+        jint count = k - at < BATCH ? k - at : BATCH;
+        if (JVMTI_OK(JVMTI_TRY(hooks_env, RetransformClasses, count, batch + at))) {
+            continue;
+        }
+        for (jint i = at; i < at + count; i++) {
+            if (!JVMTI_OK(JVMTI_TRY(hooks_env, RetransformClasses, 1, batch + i))) {
+                refused++;
+            }
+        }
+    }
+    if (refused > 0) {
+        LOG_WARN("method events: the VM would not retransform %d of the %d classes loaded before method events "
+                 "were enabled: their methods report no METHOD_ENTRY or METHOD_EXIT (run with log=debug for them)",
+                 refused, (int)k);
+    }
+    LOG_DEBUG("method events: %d loaded classes retransformed", (int)k);
+    for (jint i = 0; i < n; i++) {
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    free(batch);
+    bk_deallocate(classes);
+}
+
+bool bk_methodhooks_set(seam_source source, bool on)
+{
+    bool ok = true;
+    pthread_mutex_lock(&switch_lock);
+    if (source == SEAM_SRC_METHOD_ENTRY) {
+        atomic_store(&entry_on, on);
+    } else if (source == SEAM_SRC_METHOD_EXIT) {
+        atomic_store(&exit_on, on);
+    } else if (source == SEAM_SRC_METHOD_RECEIVER) {
+        atomic_store(&receiver_on, on);
+    }
+    bool want = atomic_load(&entry_on) || atomic_load(&exit_on);
+    JNIEnv *env = seam_current_env();
+    if (want != atomic_load(&rewriting) && env != NULL) {
+        if (want && hooks_env == NULL) {
+            ok = make_env() && define_hooks_class(env);
+        }
+        if (ok) {
+            atomic_store(&rewriting, want);
+            if (want || atomic_load(&any_rewritten)) {
+                retransform_loaded(env);
+            }
+        }
+    }
+    pthread_mutex_unlock(&switch_lock);
+    return ok;
+}
+
+/* ---- obsolete methods --------------------------------------------------------- */
+
+/* A retransformation leaves the frames running then, and code being compiled
+ * then, on the old version of each method: an obsolete method, whose
+ * jmethodID is one no CLASS_LOAD listed.  Frames show the current version
+ * instead (same class, name and signature). */
+typedef struct {
+    jmethodID obsolete, current;
+    UT_hash_handle hh;
+} obsolete_map;
+
+static obsolete_map *obsoletes;
+static pthread_mutex_t obsolete_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool bk_methodhooks_obsolete(jmethodID method)
+{
+    jboolean obsolete = JNI_FALSE;
+    return atomic_load_explicit(&any_rewritten, memory_order_relaxed) && method != NULL &&
+           JVMTI_OK(JVMTI_TRY(bk.jvmti, IsMethodObsolete, method, &obsolete)) && obsolete;
+}
+
+static jmethodID find_current(jmethodID method)
+{
+    jclass cls = NULL;
+    char *name = NULL, *sig = NULL;
+    jmethodID current = NULL;
+    jint n = 0;
+    jmethodID *all = NULL;
+    JNIEnv *env = seam_current_env();
+    if (env != NULL && JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodDeclaringClass, method, &cls)) &&
+        JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &name, &sig, NULL)) &&
+        JVMTI_OK(JVMTI_TRY(bk.jvmti, GetClassMethods, cls, &n, &all))) {
+        for (jint i = 0; i < n && current == NULL; i++) {
+            char *n2 = NULL, *s2 = NULL;
+            if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, all[i], &n2, &s2, NULL)) && strcmp(n2, name) == 0 &&
+                strcmp(s2, sig) == 0) {
+                current = all[i];
+            }
+            bk_deallocate(n2);
+            bk_deallocate(s2);
+        }
+    }
+    bk_deallocate(all);
+    bk_deallocate(name);
+    bk_deallocate(sig);
+    if (cls != NULL) {
+        (*env)->DeleteLocalRef(env, cls);
+    }
+    return current;
+}
+
+jmethodID bk_methodhooks_current(jmethodID method)
+{
+    if (!bk_methodhooks_obsolete(method)) {
+        return method;
+    }
+    obsolete_map *m = NULL;
+    {
+        pthread_mutex_lock(&obsolete_lock);
+        HASH_FIND_PTR(obsoletes, &method, m);
+        pthread_mutex_unlock(&obsolete_lock);
+    }
+    if (m != NULL) {
+        return m->current;
+    }
+    jmethodID current = find_current(method);
+    m = malloc(sizeof *m);
+    if (m != NULL) {
+        m->obsolete = method;
+        m->current = current;
+        pthread_mutex_lock(&obsolete_lock);
+        obsolete_map *had = NULL;
+        HASH_FIND_PTR(obsoletes, &method, had);
+        if (had == NULL) {
+            HASH_ADD_PTR(obsoletes, obsolete, m);
+        } else {
+            free(m);
+        }
+        pthread_mutex_unlock(&obsolete_lock);
+    }
+    return current;
+}
+
+bool bk_methodhooks_is_hooks_method(jmethodID method)
+{
+    for (int i = 0; i < 3; i++) {
+        if (method == atomic_load_explicit(&hooks_methods[i], memory_order_relaxed) && method != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass)
+{
+    return hooks_class != NULL && (*env)->IsSameObject(env, klass, hooks_class);
+}

@@ -1,0 +1,59 @@
+#!/bin/bash
+# Method events from the layer's class rewriter against JVM TI's own
+# MethodEntry/MethodExit (methods=jvmti), event by event: the h_trace agent
+# writes each thread's METHOD_ENTRY2/METHOD_EXIT of H_Shapes' classes and of
+# java.lang.Integer (a bootstrap class), in order; both runs must write the
+# same lines, thread by thread, with the same receivers given or not.
+#
+# Left out of the comparison, as docs/differences.md says: the methods of
+# hidden classes (the lambda and method reference proxies, H_Shapes$$Lambda),
+# which JVM TI reports but which no ClassFileLoadHook ever shows the layer.
+. "$(dirname "$0")/lib.sh"
+
+classes='H_Shapes|java.lang.Integer'
+for mode in rewrite jvmti; do
+  for how in normal escape; do
+    arg=
+    [ $how = escape ] && arg=escape
+    out="$WORK/$mode-$how.txt"
+    JVMPI_LAYER_OPTIONS=methods=$mode run_java "$mode-$how" "$(agent_arg h_trace "out=$out,classes=$classes")" \
+      -Xverify:all -cp "$CLASSES" H_Shapes $arg
+    rc=$?
+    want=0
+    [ $how = escape ] && want=1
+    [ $rc = $want ] || { tail -20 "$WORK/$mode-$how.err"; fail "$mode/$how: exit code $rc, expected $want"; }
+    expect_file_has "$WORK/$mode-$how.out" '^H_Shapes: sum='
+    expect_no_crash
+  done
+done
+# The escape runs' stderr is the stack trace of the uncaught exception alone.
+for f in "$WORK"/rewrite-normal.err "$WORK"/jvmti-normal.err; do
+  [ -s "$f" ] && { cat "$f"; fail "the layer or the VM printed something: $(basename "$f")"; }
+done
+
+compare() {
+  local how=$1 t
+  for t in main h-dies; do
+    grep "^$t [EX] " "$WORK/rewrite-$how.txt" | grep -v '\$\$Lambda' >"$WORK/rewrite-$how-$t.seq"
+    grep "^$t [EX] " "$WORK/jvmti-$how.txt" | grep -v '\$\$Lambda' >"$WORK/jvmti-$how-$t.seq"
+    [ -s "$WORK/jvmti-$how-$t.seq" ] || fail "$how: no method events on thread $t with JVM TI's events"
+    diff -u "$WORK/jvmti-$how-$t.seq" "$WORK/rewrite-$how-$t.seq" >"$WORK/$how-$t.diff" ||
+      { head -40 "$WORK/$how-$t.diff"; fail "$how, thread $t: the rewriter's events differ from JVM TI's"; }
+    note "$how, thread $t: $(wc -l <"$WORK/jvmti-$how-$t.seq") events alike"
+  done
+}
+compare normal
+compare escape
+
+seq=$WORK/rewrite-normal-main.seq
+# Each shape is there (so that an empty or partial trace cannot pass).
+for want in 'E H_Shapes.fact(I)I 0' 'X H_Shapes.thrower(I)V' 'E H_Shapes.<init>()V 1' 'E H_Shapes.<init>(I)V 1' \
+            'E H_Shapes.syncInstance(I)I 1' 'E H_Shapes\$Box.make(Ljava/lang/Object;)Ljava/lang/Object; 1' \
+            'E H_Shapes\$Lazy.<clinit>()V 0' 'E H_Shapes.lambda\$main\$0(I)I 0' 'E H_Shapes.helper()V 0' \
+            'E java.lang.Integer.parseInt(Ljava/lang/String;)I 0' 'E H_Shapes.<clinit>()V 0'; do
+  grep -q -- "^main $want" "$seq" || fail "no '$want' on main"
+done
+grep -q '^h-dies X H_Shapes.dies()V' "$WORK/rewrite-normal-h-dies.seq" || fail "the exit of dies(), left by an exception, is missing"
+grep -q '^main X H_Shapes.main(\[Ljava/lang/String;)V' "$WORK/rewrite-escape-main.seq" ||
+  fail "the exit of main, left by an exception, is missing"
+echo ok
