@@ -5,7 +5,9 @@
  * event by event.
  *
  * Options: out=FILE, classes=PREFIX[|PREFIX...] (class names as CLASS_LOAD
- * gives them, with '.' or '/').  Lines:
+ * gives them, with '.' or '/'), entry=plain (METHOD_ENTRY instead of
+ * METHOD_ENTRY2: no receiver IDs to make; the receiver column is then 0).
+ * Lines:
  *   <thread name> E <class>.<method><signature> <0|1: obj_id given>
  *   <thread name> X <class>.<method><signature>
  * Trusts the spec: an event's thread must have had its THREAD_START, and
@@ -95,6 +97,12 @@ static void notify(JVMPI_Event *ev)
             c_log("%s E %s %d", thread_name(ev->env_id), m, ev->u.method_entry2.obj_id != NULL);
         break;
     }
+    case JVMPI_EVENT_METHOD_ENTRY: {
+        const char *m = method_name(ev->u.method.method_id);
+        if (m != NULL)
+            c_log("%s E %s 0", thread_name(ev->env_id), m);
+        break;
+    }
     case JVMPI_EVENT_METHOD_EXIT: {
         const char *m = method_name(ev->u.method.method_id);
         if (m != NULL)
@@ -121,7 +129,12 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     c_pi->NotifyEvent = notify;
     c_enable(JVMPI_EVENT_CLASS_LOAD, "CLASS_LOAD");
     c_enable(JVMPI_EVENT_THREAD_START, "THREAD_START");
-    c_enable(JVMPI_EVENT_METHOD_ENTRY2, "METHOD_ENTRY2");
+    char *entry = c_opt(options, "entry");
+    if (entry != NULL && c_streq(entry, "plain"))
+        c_enable(JVMPI_EVENT_METHOD_ENTRY, "METHOD_ENTRY");
+    else
+        c_enable(JVMPI_EVENT_METHOD_ENTRY2, "METHOD_ENTRY2");
+    free(entry);
     c_enable(JVMPI_EVENT_METHOD_EXIT, "METHOD_EXIT");
     c_enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
     return JNI_OK;
