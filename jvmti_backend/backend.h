@@ -139,6 +139,10 @@ bool bk_methodhooks_is_hooks_method(jmethodID method);
  * asked once a class was rewritten); the current version of it, NULL if
  * none has its name and signature. */
 bool bk_methodhooks_obsolete(jmethodID method);
+/* A native method's name once the rewriter wrapped it (never shown to the
+ * agent: not in CLASS_LOAD, traces or compiled-code events). */
+bool bk_methodhooks_hidden_name(const char *method_name);
+bool bk_methodhooks_is_renamed_native(jmethodID method);
 jmethodID bk_methodhooks_current(jmethodID method);
 
 /* resetsig.c (DATA_RESET_REQUEST) */

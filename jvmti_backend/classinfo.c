@@ -99,6 +99,11 @@ static bool fill_methods(jclass klass, seam_class_info *info)
         if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodName, methods[i], &name, &sig, NULL))) {
             continue;
         }
+        if (bk_methodhooks_hidden_name(name)) {
+            bk_deallocate(name);
+            bk_deallocate(sig);
+            continue; /* a native the class rewriter renamed: its wrapper has its name */
+        }
         JVMPI_Method *m = &info->methods[info->num_methods++];
         m->method_name = bk_take_string(name);
         m->method_signature = bk_take_string(sig);

@@ -34,6 +34,8 @@
 
 #define HOOKS_CLASS "jvmpi/layer/MethodHooks"
 #define HOOKS_SIG "L" HOOKS_CLASS ";"
+/* A native method's new name; a method of its old name wraps it. */
+#define NATIVE_PREFIX "jvmpi$"
 
 /* Method numbers, in chunks that never move once made. */
 #define CHUNK_BITS 12
@@ -54,7 +56,7 @@ static _Atomic(jclass) hooks_class; /* global ref, once defined */
 static _Atomic(jmethodID) hooks_methods[3]; /* its natives: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
 static _Atomic bool entry_on, exit_on, receiver_on;
-static _Atomic bool any_rewritten;
+static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
  * JNI): those frames are the layer's doing, not the program's. */
@@ -176,17 +178,169 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
 
 /* ---- the rewriting ------------------------------------------------------------ */
 
+bool bk_methodhooks_hidden_name(const char *method_name)
+{
+    return strncmp(method_name, NATIVE_PREFIX, sizeof NATIVE_PREFIX - 1) == 0;
+}
+
+/* The JDK's natives (boot and platform loaders) are left alone: some serve
+ * the binding of natives itself (NativeLibrary.findEntry0), so a wrapper
+ * of theirs would need itself to be bound; JVM TI's events report them
+ * only with methods=jvmti.  The program's natives are wrapped. */
+static jobject platform_loader; /* global ref, taken with the hooks class */
+
+static bool wraps_natives_of(JNIEnv *env, jobject loader)
+{
+    return loader != NULL && platform_loader != NULL && !(*env)->IsSameObject(env, loader, platform_loader);
+}
+
+static jobject find_platform_loader(JNIEnv *env)
+{
+    jclass cl = (*env)->FindClass(env, "java/lang/ClassLoader");
+    jmethodID get = cl != NULL ? (*env)->GetStaticMethodID(env, cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;")
+                               : NULL;
+    jobject loader = get != NULL ? (*env)->CallStaticObjectMethod(env, cl, get) : NULL;
+    (*env)->ExceptionClear(env);
+    jobject global = loader != NULL ? bk_new_global_ref(env, loader) : NULL;
+    if (loader != NULL) {
+        (*env)->DeleteLocalRef(env, loader);
+    }
+    if (cl != NULL) {
+        (*env)->DeleteLocalRef(env, cl);
+    }
+    return global;
+}
+
+/* Names of the classes given wrappers: a class is retransformed with its
+ * wrappers if it has a renamed native, which an unprepared class cannot
+ * be asked; then its name having been wrapped decides. */
+typedef struct {
+    UT_hash_handle hh;
+    char name[];
+} wrapped_name;
+
+static wrapped_name *wrapped_names;
+static pthread_mutex_t wrapped_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void remember_wrapped(const char *name)
+{
+    size_t n = strlen(name);
+    wrapped_name *w = malloc(sizeof *w + n + 1);
+    if (w == NULL) {
+        return;
+    }
+    memcpy(w->name, name, n + 1);
+    pthread_mutex_lock(&wrapped_lock);
+    wrapped_name *had = NULL;
+    HASH_FIND_STR(wrapped_names, name, had);
+    if (had == NULL) {
+        HASH_ADD_STR(wrapped_names, name, w);
+    } else {
+        free(w);
+    }
+    pthread_mutex_unlock(&wrapped_lock);
+}
+
+static bool has_wrappers(const char *name, jclass klass)
+{
+    if (!atomic_load(&any_wrapped) || name == NULL) {
+        return false;
+    }
+    wrapped_name *w = NULL;
+    {
+        pthread_mutex_lock(&wrapped_lock);
+        HASH_FIND_STR(wrapped_names, name, w);
+        pthread_mutex_unlock(&wrapped_lock);
+    }
+    if (w == NULL) {
+        return false;
+    }
+    jint n = 0;
+    jmethodID *all = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(hooks_env, GetClassMethods, klass, &n, &all))) {
+        return true; /* not prepared: a class of this name was wrapped */
+    }
+    bool found = false;
+    for (jint i = 0; i < n && !found; i++) {
+        char *mname = NULL;
+        if (JVMTI_OK(JVMTI_CALL(hooks_env, GetMethodName, all[i], &mname, NULL, NULL))) {
+            found = bk_methodhooks_hidden_name(mname);
+        }
+        bk_deallocate(mname);
+    }
+    bk_deallocate(all);
+    return found;
+}
+
+/* Renamed natives, by jmethodID: asked for every native frame of a trace. */
+typedef struct {
+    jmethodID method;
+    bool renamed;
+    UT_hash_handle hh;
+} native_seen;
+
+static native_seen *natives_seen;
+static pthread_mutex_t natives_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool bk_methodhooks_is_renamed_native(jmethodID method)
+{
+    if (!atomic_load_explicit(&any_wrapped, memory_order_relaxed) || method == NULL) {
+        return false;
+    }
+    native_seen *s = NULL;
+    {
+        pthread_mutex_lock(&natives_lock);
+        HASH_FIND_PTR(natives_seen, &method, s);
+        pthread_mutex_unlock(&natives_lock);
+    }
+    if (s != NULL) {
+        return s->renamed;
+    }
+    char *mname = NULL;
+    bool renamed = JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &mname, NULL, NULL)) &&
+                   bk_methodhooks_hidden_name(mname);
+    bk_deallocate(mname);
+    s = malloc(sizeof *s);
+    if (s != NULL) {
+        s->method = method;
+        s->renamed = renamed;
+        pthread_mutex_lock(&natives_lock);
+        native_seen *had = NULL;
+        HASH_FIND_PTR(natives_seen, &method, had);
+        if (had == NULL) {
+            HASH_ADD_PTR(natives_seen, method, s);
+        } else {
+            free(s);
+        }
+        pthread_mutex_unlock(&natives_lock);
+    }
+    return renamed;
+}
+
 static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined, jobject loader,
                                             const char *name, jobject domain, jint len, const unsigned char *data,
                                             jint *new_len, unsigned char **new_data)
 {
-    if (!atomic_load(&rewriting) || (name != NULL && strcmp(name, HOOKS_CLASS) == 0) || !bk_callback_enter()) {
+    if ((name != NULL && strcmp(name, HOOKS_CLASS) == 0) || !bk_callback_enter()) {
         return;
     }
+    /* Natives are wrapped as a class first loads (one of the program's: see
+     * wraps_natives_of); a class that was must keep its wrappers when
+     * retransformed, even back to its original with the events off (a
+     * retransformation adds and removes no method), and one that was not
+     * must not get any.  Its hooks then do nothing. */
+    bool kept = redefined != NULL && has_wrappers(name, redefined);
+    if (!atomic_load(&rewriting) && !kept) {
+        bk_callback_exit();
+        return;
+    }
+    bool wrap = kept || (redefined == NULL && wraps_natives_of(env, loader));
     const char *shown = name != NULL ? name : "(a class without a name)";
     char err[300] = "";
     classfile *cf = classfile_parse(data, (size_t)len, err, sizeof err);
-    uint32_t first = cf != NULL && cf->method_count > 0 ? ids_take(cf->method_count) : 0;
+    uint32_t first = cf != NULL && cf->method_count > 0
+                         ? ids_take((uint32_t)cf->method_count + (wrap ? inject_native_count(cf) : 0))
+                         : 0;
     if (cf != NULL && cf->method_count > 0 && first == 0) {
         snprintf(err, sizeof err, "no method numbers left (or out of memory)");
     }
@@ -194,7 +348,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     size_t outlen = 0;
     int changed = -1;
     if (first != 0) {
-        inject_hooks hooks = {HOOKS_CLASS, "enter", "enterThis", "exit", first};
+        inject_hooks hooks = {HOOKS_CLASS, "enter", "enterThis", "exit", first, wrap ? NATIVE_PREFIX : NULL};
         changed = inject_class(cf, &hooks, err, sizeof err);
         if (changed > 0 && classfile_write(cf, &out, &outlen, err, sizeof err) != 0) {
             changed = -1;
@@ -213,6 +367,10 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
             *new_data = copy;
             *new_len = (jint)outlen;
             atomic_store(&any_rewritten, true);
+            if (wrap && inject_native_count(cf) > 0 && name != NULL) {
+                remember_wrapped(name);
+                atomic_store(&any_wrapped, true);
+            }
         }
     } else if (changed < 0) {
         LOG_WARN("method events: class %s left as it is (%s): its methods report no METHOD_ENTRY or METHOD_EXIT",
@@ -280,6 +438,7 @@ static bool define_hooks_class(JNIEnv *env)
     }
     hooks_class = bk_new_global_ref(env, cls);
     (*env)->DeleteLocalRef(env, cls);
+    platform_loader = find_platform_loader(env);
     return hooks_class != NULL;
 }
 
@@ -293,10 +452,12 @@ static bool make_env(void)
     memset(&caps, 0, sizeof caps);
     caps.can_retransform_classes = 1;
     caps.can_generate_all_class_hook_events = 1;
+    caps.can_set_native_method_prefix = 1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.ClassFileLoadHook = on_class_file_load_hook;
     return JVMTI_OK(JVMTI_CALL(hooks_env, AddCapabilities, &caps)) &&
+           JVMTI_OK(JVMTI_CALL(hooks_env, SetNativeMethodPrefix, NATIVE_PREFIX)) &&
            JVMTI_OK(JVMTI_CALL(hooks_env, SetEventCallbacks, &cb, (jint)sizeof cb)) &&
            bk_set_event(hooks_env, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, true);
 }
@@ -328,15 +489,30 @@ static void retransform_loaded(JNIEnv *env)
             continue;
         }
         for (jint i = at; i < at + count; i++) {
-            if (!JVMTI_OK(JVMTI_TRY(hooks_env, RetransformClasses, 1, batch + i))) {
+            jvmtiError e = JVMTI_TRY(hooks_env, RetransformClasses, 1, batch + i);
+            if (!JVMTI_OK(e)) {
+                char *sig = NULL;
+                JVMTI_TRY(hooks_env, GetClassSignature, batch[i], &sig, NULL);
+                char *ename = NULL;
+                JVMTI_TRY(hooks_env, GetErrorName, e, &ename);
+                LOG_DEBUG("method events: %s not retransformed: %s", sig ? sig : "?", ename ? ename : "?");
+                bk_deallocate(sig);
+                bk_deallocate(ename);
                 refused++;
             }
         }
     }
     if (refused > 0) {
-        LOG_WARN("method events: the VM would not retransform %d of the %d classes loaded before method events "
-                 "were enabled: their methods report no METHOD_ENTRY or METHOD_EXIT (run with log=debug for them)",
-                 refused, (int)k);
+        if (atomic_load(&rewriting)) {
+            LOG_WARN("method events: the VM would not retransform %d of the %d classes loaded before method events "
+                     "were enabled: their methods report no METHOD_ENTRY or METHOD_EXIT (run with log=debug for them)",
+                     refused, (int)k);
+        } else {
+            LOG_WARN("method events: the VM would not retransform %d of the %d loaded classes back when method "
+                     "events were disabled: their calls still go through the layer's hooks, which do nothing "
+                     "(run with log=debug for them)",
+                     refused, (int)k);
+        }
     }
     LOG_DEBUG("method events: %d loaded classes retransformed", (int)k);
     for (jint i = 0; i < n; i++) {

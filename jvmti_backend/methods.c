@@ -268,7 +268,8 @@ static JVMPI_Lineno *line_table(jmethodID method, const void *code_addr, jint co
 void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method)) {
+    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
+        bk_methodhooks_is_renamed_native(method)) {
         return; /* the layer's own code; code of a method version no longer called */
     }
     BEGIN_CALLBACK();
@@ -281,7 +282,8 @@ void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint 
 
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
-    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method)) {
+    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
+        bk_methodhooks_is_renamed_native(method)) {
         return;
     }
     BEGIN_CALLBACK();

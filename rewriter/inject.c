@@ -31,7 +31,16 @@ enum {
     OP_INVOKESTATIC = 0xb8,
     OP_NEW = 0xbb,
     OP_ATHROW = 0xbf,
+    ACC_PUBLIC = 0x0001,
+    ACC_PRIVATE = 0x0002,
+    ACC_PROTECTED = 0x0004,
     ACC_STATIC = 0x0008,
+    ACC_SYNCHRONIZED = 0x0020,
+    ACC_NATIVE = 0x0100,
+    ACC_SYNTHETIC = 0x1000,
+    OP_ILOAD = 0x15,
+    OP_ILOAD_0 = 0x1a,
+    OP_IRETURN = 0xac,
     CODE_MAX = 65535,
 };
 
@@ -570,6 +579,204 @@ static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
     return refs->enter && refs->enter_this && refs->exit && refs->throwable && refs->stack_map_name;
 }
 
+/* ---- native methods ----------------------------------------------------------- */
+
+uint16_t inject_native_count(const classfile *cf)
+{
+    uint16_t n = 0;
+    for (uint16_t i = 0; i < cf->method_count; i++)
+        n += (cf->methods[i].access_flags & ACC_NATIVE) != 0;
+    return n;
+}
+
+/* The load and return opcode offsets of a descriptor letter, from iload and
+ * ireturn: int-like 0, long 1, float 2, double 3, reference 4. */
+static int kind_of(char c)
+{
+    switch (c) {
+    case 'J': return 1;
+    case 'F': return 2;
+    case 'D': return 3;
+    case 'L': case '[': return 4;
+    default: return 0;
+    }
+}
+
+/* Appends the loads of the arguments (after the receiver, if any) to p;
+ * returns the bytes written, or -1 past 255 slots.  *ret is the return
+ * kind, -1 for void; *slots the local slots of receiver and arguments. */
+static int put_loads(const char *desc, uint32_t slot, uint8_t *p, int *ret, uint32_t *slots)
+{
+    int n = 0;
+    const char *d = desc + 1;
+    while (*d != ')' && *d != '\0') {
+        int k = kind_of(*d);
+        while (*d == '[')
+            d++;
+        if (*d == 'L')
+            d = strchr(d, ';');
+        if (d == NULL)
+            return -1;
+        d++;
+        if (slot > 255)
+            return -1;
+        if (slot <= 3) {
+            p[n++] = (uint8_t)(OP_ILOAD_0 + 4 * k + slot);
+        } else {
+            p[n++] = (uint8_t)(OP_ILOAD + k);
+            p[n++] = (uint8_t)slot;
+        }
+        slot += (k == 1 || k == 3) ? 2 : 1;
+    }
+    if (*d != ')' || slot > 255)
+        return -1;
+    *ret = d[1] == 'V' ? -1 : kind_of(d[1]);
+    *slots = slot;
+    return n;
+}
+
+/* Natives the JIT replaces by an intrinsic: the VM binds an intrinsic only
+ * to a native of its name (and warns of a wrapper that carries the
+ * annotation), so wrapping one would cost its intrinsic.  The annotation is
+ * found by its type's constant in the annotation attributes' bytes: a
+ * false match only leaves a native unwrapped. */
+static bool is_intrinsic(const classfile *cf, const classfile_member *m)
+{
+    static const char *const types[] = {"Ljdk/internal/vm/annotation/IntrinsicCandidate;",
+                                        "Ljdk/internal/HotSpotIntrinsicCandidate;"};
+    for (uint16_t k = 0; k < m->attr_count; k++) {
+        const char *an = classfile_utf8(cf, m->attrs[k].name_index);
+        if (an == NULL || (strcmp(an, "RuntimeVisibleAnnotations") != 0 && strcmp(an, "RuntimeInvisibleAnnotations") != 0))
+            continue;
+        for (uint32_t i = 1; i < cf->cp_count; i++) {
+            const char *u = cf->cp[i].tag == CLASSFILE_CONSTANT_Utf8 ? cf->cp[i].utf8 : NULL;
+            if (u == NULL || (strcmp(u, types[0]) != 0 && strcmp(u, types[1]) != 0))
+                continue;
+            for (uint32_t b = 0; b + 1 < m->attrs[k].length; b++)
+                if (rd_u2(m->attrs[k].data + b) == i)
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* The wrapper's code: entry, the call of the renamed native, exit and
+ * return, and the handler. */
+static bool wrap_native(classfile *cf, uint16_t index, uint32_t id, const inject_hooks *hooks, const pool_refs *refs,
+                        char *err, size_t errlen)
+{
+    classfile_member *m = &cf->methods[index];
+    const char *name = classfile_utf8(cf, m->name_index);
+    const char *desc = classfile_utf8(cf, m->descriptor_index);
+    const char *self = classfile_utf8(cf, cf->cp[cf->this_class].ref1);
+    bool is_static = (m->access_flags & ACC_STATIC) != 0;
+    if (name == NULL || desc == NULL || self == NULL) {
+        errbuf_set(err, errlen, "a native method without a name");
+        return false;
+    }
+    uint8_t loads[3 * 256];
+    int ret = -1;
+    uint32_t slots = 0;
+    int nloads = put_loads(desc, is_static ? 0 : 1, loads, &ret, &slots);
+    if (nloads < 0)
+        return true; /* too many arguments for a wrapper: left alone */
+    size_t plen = strlen(hooks->native_prefix) + strlen(name) + 1;
+    char *renamed = malloc(plen);
+    if (renamed == NULL) {
+        errbuf_set(err, errlen, "out of memory");
+        return false;
+    }
+    snprintf(renamed, plen, "%s%s", hooks->native_prefix, name);
+    uint16_t renamed_name = classfile_cp_add_utf8(cf, renamed);
+    uint16_t target = classfile_cp_add_methodref(cf, self, renamed, desc);
+    uint16_t id_const = classfile_cp_add_integer(cf, id);
+    uint16_t code_name = classfile_cp_add_utf8(cf, "Code");
+    free(renamed);
+    if (!renamed_name || !target || !id_const || !code_name) {
+        errbuf_set(err, errlen, "the constant pool is full");
+        return false;
+    }
+    uint32_t entry_len = CALL_LEN + (is_static ? 0 : 1);
+    uint32_t start = entry_len, call = start + (is_static ? 0 : 1) + (uint32_t)nloads;
+    uint32_t end = call + 3, handler = end + CALL_LEN + 1;
+    uint32_t len = handler + HANDLER_LEN;
+    uint8_t *code = malloc(len);
+    classfile_code *c = calloc(1, sizeof *c);
+    classfile_exception *ex = malloc(sizeof *ex);
+    classfile_member *grown = realloc(cf->methods, sizeof *grown * (cf->method_count + 1u));
+    if (grown != NULL)
+        cf->methods = grown;
+    if (code == NULL || c == NULL || ex == NULL || grown == NULL) {
+        free(code);
+        free(c);
+        free(ex);
+        errbuf_set(err, errlen, "out of memory");
+        return false;
+    }
+    m = &cf->methods[index];
+    uint8_t *p = code;
+    if (!is_static)
+        *p++ = OP_ALOAD_0;
+    p = emit_call(p, id_const, is_static ? refs->enter : refs->enter_this);
+    if (!is_static)
+        *p++ = OP_ALOAD_0;
+    memcpy(p, loads, (size_t)nloads);
+    p += nloads;
+    *p++ = is_static ? OP_INVOKESTATIC : OP_INVOKESPECIAL;
+    wr_u2(p, target);
+    p = emit_call(p + 2, id_const, refs->exit);
+    *p++ = ret < 0 ? BYTECODE_RETURN : (uint8_t)(OP_IRETURN + ret);
+    p = emit_call(p, id_const, refs->exit);
+    *p = OP_ATHROW;
+    *ex = (classfile_exception){(uint16_t)start, (uint16_t)end, (uint16_t)handler, 0};
+    /* the arguments; or a long result and the method number */
+    c->max_stack = (uint16_t)(slots + 3);
+    c->max_locals = (uint16_t)slots;
+    c->code_length = len;
+    c->code = code;
+    c->exception_count = 1;
+    c->exceptions = ex;
+    /* the wrapper takes the native's place: its flags, less native, and its
+     * attributes (signature, exceptions, annotations), then its code */
+    classfile_member *w = &cf->methods[cf->method_count];
+    *w = *m;
+    w->access_flags = (uint16_t)(m->access_flags & ~(ACC_NATIVE | ACC_SYNCHRONIZED));
+    classfile_attr *attrs = realloc(w->attrs, sizeof *attrs * (w->attr_count + 1u));
+    if (attrs == NULL) {
+        errbuf_set(err, errlen, "out of memory");
+        free(code);
+        free(c);
+        free(ex);
+        return false;
+    }
+    w->attrs = attrs;
+    w->attrs[w->attr_count++] = (classfile_attr){code_name, 0, NULL, c};
+    cf->method_count++;
+    m->name_index = renamed_name;
+    m->access_flags = (uint16_t)((m->access_flags & ~(ACC_PUBLIC | ACC_PROTECTED)) | ACC_PRIVATE | ACC_SYNTHETIC);
+    m->attr_count = 0;
+    m->attrs = NULL;
+    if (cf->major_version >= 50) {
+        plan pl = {0};
+        stackmap_map none = {frame_pc, new_pc, &pl};
+        stackmap_handler h = {handler, 0};
+        uint8_t *out;
+        uint32_t outlen;
+        if (stackmap_rewrite(NULL, 0, &none, &h, 1, refs->throwable, &out, &outlen, err, errlen) != 0)
+            return false;
+        classfile_attr *more = realloc(c->attrs, sizeof *more);
+        if (more == NULL) {
+            free(out);
+            errbuf_set(err, errlen, "out of memory");
+            return false;
+        }
+        c->attrs = more;
+        c->attrs[0] = (classfile_attr){refs->stack_map_name, outlen, out, NULL};
+        c->attr_count = 1;
+    }
+    return true;
+}
+
 int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen)
 {
     int changed = 0;
@@ -592,6 +799,25 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
             return -1;
         }
         changed++;
+    }
+    if (hooks->native_prefix == NULL)
+        return changed;
+    uint16_t count = cf->method_count;
+    for (uint16_t i = 0; i < count; i++) {
+        if (!(cf->methods[i].access_flags & ACC_NATIVE) || is_intrinsic(cf, &cf->methods[i]))
+            continue;
+        if (!have_refs && !add_refs(cf, hooks, &refs)) {
+            errbuf_set(err, errlen, "the constant pool is full");
+            return -1;
+        }
+        have_refs = true;
+        char why[200] = "";
+        uint16_t before = cf->method_count;
+        if (!wrap_native(cf, i, hooks->first_id + cf->method_count, hooks, &refs, why, sizeof why)) {
+            errbuf_set(err, errlen, "native method %s: %s", classfile_utf8(cf, cf->methods[i].name_index), why);
+            return -1;
+        }
+        changed += cf->method_count - before;
     }
     return changed;
 }

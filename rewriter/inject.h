@@ -42,14 +42,29 @@ typedef struct {
     const char *enter_this;  /* (Ljava/lang/Object;I)V */
     const char *exit;        /* (I)V */
     uint32_t first_id;
+    /* NULL: native methods are left alone.  Otherwise each native method is
+     * renamed with this prefix (made private) and a method of its own name,
+     * flags and attributes takes its place, which calls the hooks around a
+     * call of the renamed native: JVM TI's native method prefix
+     * (SetNativeMethodPrefix) makes the VM bind the renamed one to the
+     * original implementation.  Methods are added, so only for a class as
+     * it first loads, or one that was loaded so (a retransformation must
+     * give the class the methods it has). */
+    const char *native_prefix;
 } inject_hooks;
 
 /*
- * Puts the hooks into every method of cf that has code.  Returns how many
- * methods were changed (0: no method has code, cf untouched), or -1 with a
- * one-line reason naming the method; then cf may be half changed and must
- * not be written.
+ * Puts the hooks into every method of cf that has code, and wraps its native
+ * methods if hooks->native_prefix says so (the wrappers are appended to the
+ * method table: method i still gets first_id + i, wrappers included).
+ * Returns how many methods were changed or added (0: none, cf untouched),
+ * or -1 with a one-line reason naming the method; then cf may be half
+ * changed and must not be written.  A native whose arguments take more than
+ * 255 local slots is left unwrapped.
  */
 int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen);
+
+/* How many native methods cf has (the wrappers inject_class may add). */
+uint16_t inject_native_count(const classfile *cf);
 
 #endif

@@ -118,6 +118,23 @@ static void notify(JVMPI_Event *ev)
     c_pi->RawMonitorExit(lock);
 }
 
+/* H_Shapes' natives. */
+JNIEXPORT jint JNICALL Java_H_1Shapes_twice(JNIEnv *env, jclass cls, jint x) { return 2 * x; }
+
+JNIEXPORT jlong JNICALL Java_H_1Shapes_mix(JNIEnv *env, jobject self, jlong a, jdouble b, jstring s)
+{
+    return a + (jlong)b + (*env)->GetStringUTFLength(env, s);
+}
+
+JNIEXPORT void JNICALL Java_H_1Shapes_raise(JNIEnv *env, jclass cls, jstring message)
+{
+    const char *m = (*env)->GetStringUTFChars(env, message, NULL);
+    jclass iae = (*env)->FindClass(env, "java/lang/IllegalArgumentException");
+    if (iae != NULL)
+        (*env)->ThrowNew(env, iae, m);
+    (*env)->ReleaseStringUTFChars(env, message, m);
+}
+
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     if (c_setup(vm, options) != JNI_OK)

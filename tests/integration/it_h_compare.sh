@@ -2,22 +2,25 @@
 # Method events from the layer's class rewriter against JVM TI's own
 # MethodEntry/MethodExit (methods=jvmti), event by event: the h_trace agent
 # writes each thread's METHOD_ENTRY2/METHOD_EXIT of H_Shapes' classes and of
-# java.lang.Integer (a bootstrap class), in order; both runs must write the
+# java.lang.Short (a bootstrap class, loaded before VM init), in order; both runs must write the
 # same lines, thread by thread, with the same receivers given or not.
 #
 # Left out of the comparison, as docs/differences.md says: the methods of
 # hidden classes (the lambda and method reference proxies, H_Shapes$$Lambda),
 # which JVM TI reports but which no ClassFileLoadHook ever shows the layer.
+# H_Shapes' own natives are compared (the rewriter wraps them); the JDK's
+# natives of classes loaded before VM init are not reported by the rewriter
+# (java.lang.Short has none).
 . "$(dirname "$0")/lib.sh"
 
-classes='H_Shapes|java.lang.Integer'
+classes='H_Shapes|java.lang.Short'
 for mode in rewrite jvmti; do
   for how in normal escape; do
     arg=
     [ $how = escape ] && arg=escape
     out="$WORK/$mode-$how.txt"
     JVMPI_LAYER_OPTIONS=methods=$mode run_java "$mode-$how" "$(agent_arg h_trace "out=$out,classes=$classes")" \
-      -Xverify:all -cp "$CLASSES" H_Shapes $arg
+      -Xverify:all -Dagent.lib="$AGENTS_DIR/libh_trace.so" -cp "$CLASSES" H_Shapes $arg
     rc=$?
     want=0
     [ $how = escape ] && want=1
@@ -27,8 +30,9 @@ for mode in rewrite jvmti; do
   done
 done
 # The escape runs' stderr is the stack trace of the uncaught exception alone.
+# JDK 24 and later warn of System.load (the program loads its natives): nothing else.
 for f in "$WORK"/rewrite-normal.err "$WORK"/jvmti-normal.err; do
-  [ -s "$f" ] && { cat "$f"; fail "the layer or the VM printed something: $(basename "$f")"; }
+  grep -v -e '^WARNING: ' -e '^$' "$f" && fail "the layer or the VM printed something: $(basename "$f")"
 done
 
 compare() {
@@ -50,7 +54,9 @@ seq=$WORK/rewrite-normal-main.seq
 for want in 'E H_Shapes.fact(I)I 0' 'X H_Shapes.thrower(I)V' 'E H_Shapes.<init>()V 1' 'E H_Shapes.<init>(I)V 1' \
             'E H_Shapes.syncInstance(I)I 1' 'E H_Shapes\$Box.make(Ljava/lang/Object;)Ljava/lang/Object; 1' \
             'E H_Shapes\$Lazy.<clinit>()V 0' 'E H_Shapes.lambda\$main\$0(I)I 0' 'E H_Shapes.helper()V 0' \
-            'E java.lang.Integer.parseInt(Ljava/lang/String;)I 0' 'E H_Shapes.<clinit>()V 0'; do
+            'E java.lang.Short.parseShort(Ljava/lang/String;)S 0' 'E H_Shapes.<clinit>()V 0' \
+            'E H_Shapes.twice(I)I 0' 'E H_Shapes.mix(JDLjava/lang/String;)J 1' \
+            'X H_Shapes.raise(Ljava/lang/String;)V'; do
   grep -q -- "^main $want" "$seq" || fail "no '$want' on main"
 done
 grep -q '^h-dies X H_Shapes.dies()V' "$WORK/rewrite-normal-h-dies.seq" || fail "the exit of dies(), left by an exception, is missing"

@@ -7,7 +7,9 @@ import java.util.function.IntUnaryOperator;
  * thread's run() and, with an argument, one that escapes main; synchronized
  * methods, constructors (one calling another), class initializers, a lambda
  * and a method reference (invokedynamic), string concatenation
- * (invokedynamic), a bridge method, and methods of bootstrap classes.
+ * (invokedynamic), a bridge method, methods of bootstrap classes, and native
+ * methods (the h_trace agent's library holds them, loaded from the path in
+ * the property agent.lib): static, instance, and one that throws.
  */
 public class H_Shapes {
     static int seed;
@@ -33,6 +35,9 @@ public class H_Shapes {
     static synchronized int syncStatic(int x) { return x + 1; }
     synchronized int syncInstance(int x) { return x * v; }
     static void helper() { seed++; }
+    static native int twice(int x);
+    native long mix(long a, double b, String s);
+    static native void raise(String message);
     static void dies() { thrower(2); }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -45,8 +50,13 @@ public class H_Shapes {
         Runnable r = H_Shapes::helper;
         r.run();
         String cat = "n" + sum + seed;
-        sum += Integer.valueOf(1000).hashCode() + Integer.parseInt("42") + cat.length();
+        /* java.lang.Short: a bootstrap class the VM loads before VM init, which
+         * the JDK's own code (string concatenation, class loading) leaves alone */
+        sum += Short.valueOf((short) 1000).hashCode() + Short.parseShort("42") + cat.length();
         sum += new Lazy().get();
+        System.load(System.getProperty("agent.lib"));
+        sum += twice(21) + (int) new H_Shapes(2).mix(5L, 2.5, "abc");
+        try { raise("from native"); } catch (IllegalArgumentException e) { sum++; }
         Thread t = new Thread(H_Shapes::dies, "h-dies");
         t.setUncaughtExceptionHandler((th, e) -> seed--);
         t.start();
