@@ -1,4 +1,5 @@
 #include "threads.h"
+
 #include "tls.h"
 
 #include <pthread.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 #include <uthash.h>
 
+#include "cpuclock.h"
 #include "events.h"
 #include "log.h"
 
@@ -47,14 +49,7 @@ static TLS_FAST bool mounted;
 static TLS_FAST jlong mount_cpu = -1;
 static _Atomic bool cpu_wanted;
 
-static jlong carrier_cpu_now(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-        return 0;
-    }
-    return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+static jlong carrier_cpu_now(void) { return (jlong)cpuclock_thread_ns(); }
 
 /* The mounted virtual thread vt (NULL once it ended) leaves this carrier:
  * an unmount for ThreadHasRun, and its time here is its own. */

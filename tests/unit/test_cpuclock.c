@@ -1,0 +1,102 @@
+/*
+ * test_cpuclock.c - the calling thread's CPU time (jvmpi/cpuclock.c), fast
+ * path or not: it follows the exact clock through busy work, does not grow
+ * while the thread sleeps, never goes back, and a second thread has its own.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "cpuclock.h"
+
+static int64_t exact(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static volatile double sink;
+
+static void busy_ms(int ms)
+{
+    int64_t until = exact() + (int64_t)ms * 1000000;
+    while (exact() < until)
+        for (int i = 0; i < 1000; i++)
+            sink += i * 0.5;
+}
+
+START_TEST(test_follows_the_exact_clock)
+{
+    fprintf(stderr, "cpuclock: fast path %s\n", cpuclock_fast() ? "on" : "off (perf events not open to this process)");
+    int64_t e0 = exact(), c0 = cpuclock_thread_ns();
+    int64_t last = c0;
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < 20000; i++)
+            sink += i;
+        int64_t c = cpuclock_thread_ns();
+        ck_assert_msg(c >= last, "went back: %lld after %lld", (long long)c, (long long)last);
+        last = c;
+    }
+    busy_ms(100);
+    int64_t e1 = exact(), c1 = cpuclock_thread_ns();
+    int64_t de = e1 - e0, dc = c1 - c0;
+    /* within 2 ms or 5 % of 100+ ms of CPU */
+    int64_t slack = de / 20 > 2000000 ? de / 20 : 2000000;
+    ck_assert_msg(dc > de - slack && dc < de + slack, "CPU time %lld ns by the clock, %lld ns exact", (long long)dc,
+                  (long long)de);
+}
+END_TEST
+
+START_TEST(test_sleep_is_no_cpu_time)
+{
+    int64_t c0 = cpuclock_thread_ns();
+    for (int i = 0; i < 5; i++) {
+        usleep(20000);
+        cpuclock_thread_ns();
+    }
+    int64_t c1 = cpuclock_thread_ns();
+    ck_assert_msg(c1 - c0 < 20000000, "100 ms asleep counted %lld ns of CPU", (long long)(c1 - c0));
+    ck_assert_int_ge(c1, c0);
+}
+END_TEST
+
+static void *other(void *arg)
+{
+    int64_t *out = arg;
+    int64_t c0 = cpuclock_thread_ns();
+    usleep(50000);
+    out[0] = cpuclock_thread_ns() - c0;
+    return NULL;
+}
+
+START_TEST(test_each_thread_its_own)
+{
+    int64_t got[1] = {-1};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, other, got), 0);
+    busy_ms(60); /* this thread works while the other one sleeps */
+    pthread_join(t, NULL);
+    ck_assert_msg(got[0] >= 0 && got[0] < 20000000, "the sleeping thread was given %lld ns", (long long)got[0]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cpuclock");
+    TCase *tc = tcase_create("clock");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_follows_the_exact_clock);
+    tcase_add_test(tc, test_sleep_is_no_cpu_time);
+    tcase_add_test(tc, test_each_thread_its_own);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
