@@ -18,7 +18,7 @@
 #include "classfile.h"
 #include "inject.h"
 
-static const inject_hooks hooks = {"test/Hooks", "enter", "enterThis", "exit", 100};
+static const inject_hooks hooks = {"test/Hooks", "enter", "enterThis", "exit", 100, NULL};
 
 static uint16_t u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 
