@@ -16,8 +16,8 @@
 
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec")))
 
-#define TLS_ANNOUNCED_SLOTS 256
-#define TLS_METHOD_SLOTS 256
+#define TLS_ANNOUNCED_SLOTS 1024
+#define TLS_METHOD_SLOTS 2048
 #define TLS_ELEMENT_SLOTS 64
 #define TLS_RECENT_OBJECTS 16
 #define TLS_CLASS_SLOTS 256
