@@ -115,6 +115,50 @@ static jmethodID method_of(hook_method *m)
     return method;
 }
 
+/* Answers kept per jmethodID: HotSpot never frees nor reuses one. */
+typedef struct {
+    jmethodID method;
+    void *value;
+    UT_hash_handle hh;
+} memo;
+
+typedef struct {
+    memo *table;
+    pthread_mutex_t lock;
+} memo_table;
+
+static bool memo_get(memo_table *t, jmethodID method, void **value)
+{
+    memo *m = NULL;
+    pthread_mutex_lock(&t->lock);
+    HASH_FIND_PTR(t->table, &method, m);
+    if (m != NULL) {
+        *value = m->value;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return m != NULL;
+}
+
+/* Two threads may work out the same answer: the first one kept stays. */
+static void memo_put(memo_table *t, jmethodID method, void *value)
+{
+    memo *m = malloc(sizeof *m);
+    if (m == NULL) {
+        return;
+    }
+    m->method = method;
+    m->value = value;
+    pthread_mutex_lock(&t->lock);
+    memo *had = NULL;
+    HASH_FIND_PTR(t->table, &method, had);
+    if (had == NULL) {
+        HASH_ADD_PTR(t->table, method, m);
+    } else {
+        free(m);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* ---- the natives ------------------------------------------------------------ */
 
 static void entry(JNIEnv *env, jint id, jobject self)
@@ -273,48 +317,24 @@ static bool has_wrappers(const char *name, jclass klass)
 }
 
 /* Renamed natives, by jmethodID: asked for every native frame of a trace. */
-typedef struct {
-    jmethodID method;
-    bool renamed;
-    UT_hash_handle hh;
-} native_seen;
-
-static native_seen *natives_seen;
-static pthread_mutex_t natives_lock = PTHREAD_MUTEX_INITIALIZER;
+static memo_table natives_seen = {NULL, PTHREAD_MUTEX_INITIALIZER};
 
 bool bk_methodhooks_is_renamed_native(jmethodID method)
 {
     if (!atomic_load_explicit(&any_wrapped, memory_order_relaxed) || method == NULL) {
         return false;
     }
-    native_seen *s = NULL;
-    {
-        pthread_mutex_lock(&natives_lock);
-        HASH_FIND_PTR(natives_seen, &method, s);
-        pthread_mutex_unlock(&natives_lock);
+    void *renamed = NULL;
+    if (!memo_get(&natives_seen, method, &renamed)) {
+        char *mname = NULL;
+        renamed = JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &mname, NULL, NULL)) &&
+                          bk_methodhooks_hidden_name(mname)
+                      ? method
+                      : NULL;
+        bk_deallocate(mname);
+        memo_put(&natives_seen, method, renamed);
     }
-    if (s != NULL) {
-        return s->renamed;
-    }
-    char *mname = NULL;
-    bool renamed = JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &mname, NULL, NULL)) &&
-                   bk_methodhooks_hidden_name(mname);
-    bk_deallocate(mname);
-    s = malloc(sizeof *s);
-    if (s != NULL) {
-        s->method = method;
-        s->renamed = renamed;
-        pthread_mutex_lock(&natives_lock);
-        native_seen *had = NULL;
-        HASH_FIND_PTR(natives_seen, &method, had);
-        if (had == NULL) {
-            HASH_ADD_PTR(natives_seen, method, s);
-        } else {
-            free(s);
-        }
-        pthread_mutex_unlock(&natives_lock);
-    }
-    return renamed;
+    return renamed != NULL;
 }
 
 static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined, jobject loader,
@@ -556,13 +576,8 @@ bool bk_methodhooks_set(seam_source source, bool on)
  * then, on the old version of each method: an obsolete method, whose
  * jmethodID is one no CLASS_LOAD listed.  Frames show the current version
  * instead (same class, name and signature). */
-typedef struct {
-    jmethodID obsolete, current;
-    UT_hash_handle hh;
-} obsolete_map;
-
-static obsolete_map *obsoletes;
-static pthread_mutex_t obsolete_lock = PTHREAD_MUTEX_INITIALIZER;
+/* obsolete method -> its current version */
+static memo_table obsoletes = {NULL, PTHREAD_MUTEX_INITIALIZER};
 
 bool bk_methodhooks_obsolete(jmethodID method)
 {
@@ -606,29 +621,10 @@ jmethodID bk_methodhooks_current(jmethodID method)
     if (!bk_methodhooks_obsolete(method)) {
         return method;
     }
-    obsolete_map *m = NULL;
-    {
-        pthread_mutex_lock(&obsolete_lock);
-        HASH_FIND_PTR(obsoletes, &method, m);
-        pthread_mutex_unlock(&obsolete_lock);
-    }
-    if (m != NULL) {
-        return m->current;
-    }
-    jmethodID current = find_current(method);
-    m = malloc(sizeof *m);
-    if (m != NULL) {
-        m->obsolete = method;
-        m->current = current;
-        pthread_mutex_lock(&obsolete_lock);
-        obsolete_map *had = NULL;
-        HASH_FIND_PTR(obsoletes, &method, had);
-        if (had == NULL) {
-            HASH_ADD_PTR(obsoletes, obsolete, m);
-        } else {
-            free(m);
-        }
-        pthread_mutex_unlock(&obsolete_lock);
+    void *current = NULL;
+    if (!memo_get(&obsoletes, method, &current)) {
+        current = find_current(method);
+        memo_put(&obsoletes, method, current);
     }
     return current;
 }

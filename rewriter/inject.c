@@ -777,6 +777,18 @@ static bool wrap_native(classfile *cf, uint16_t index, uint32_t id, const inject
     return true;
 }
 
+/* The hooks' constants, added to the pool at the first method that needs them. */
+static bool refs_ready(classfile *cf, const inject_hooks *hooks, pool_refs *refs, bool *have, char *err,
+                       size_t errlen)
+{
+    if (!*have && !add_refs(cf, hooks, refs)) {
+        errbuf_set(err, errlen, "the constant pool is full");
+        return false;
+    }
+    *have = true;
+    return true;
+}
+
 int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen)
 {
     int changed = 0;
@@ -786,11 +798,8 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         classfile_member *m = &cf->methods[i];
         if (code_of(m) == NULL)
             continue;
-        if (!have_refs && !add_refs(cf, hooks, &refs)) {
-            errbuf_set(err, errlen, "the constant pool is full");
+        if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
-        }
-        have_refs = true;
         char why[200] = "";
         if (!inject_method(cf, m, hooks->first_id + i, &refs, why, sizeof why)) {
             const char *name = classfile_utf8(cf, m->name_index);
@@ -806,11 +815,8 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
     for (uint16_t i = 0; i < count; i++) {
         if (!(cf->methods[i].access_flags & ACC_NATIVE) || is_intrinsic(cf, &cf->methods[i]))
             continue;
-        if (!have_refs && !add_refs(cf, hooks, &refs)) {
-            errbuf_set(err, errlen, "the constant pool is full");
+        if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
-        }
-        have_refs = true;
         char why[200] = "";
         uint16_t before = cf->method_count;
         if (!wrap_native(cf, i, hooks->first_id + cf->method_count, hooks, &refs, why, sizeof why)) {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "threads.h"
+
 fake_backend_state fake;
 
 static __thread JNIEnv *thread_env;
@@ -71,10 +73,23 @@ seam_class_info *fake_class(jobjectID id, const char *name, int methods, int sta
     return c;
 }
 
-void fake_thread(JNIEnv *env, jobjectID id, const char *name)
+/* What the backend would say of a thread (all strings malloc'd). */
+static seam_thread_info thread_info(JNIEnv *env, jobjectID id, const char *name)
 {
     seam_thread_info info;
     memset(&info, 0, sizeof info);
+    info.env = env;
+    info.id = id;
+    info.handle = (void *)env;
+    info.name = strdup(name);
+    info.group_name = strdup("main");
+    info.parent_name = strdup("system");
+    return info;
+}
+
+void fake_thread(JNIEnv *env, jobjectID id, const char *name)
+{
+    seam_thread_info info = thread_info(env, id, name);
     JNIEnv *saved = thread_env;
     bool saved_set = thread_env_set;
     jobjectID saved_id = thread_id;
@@ -83,17 +98,17 @@ void fake_thread(JNIEnv *env, jobjectID id, const char *name)
     thread_env_set = true;
     thread_id = id;
     thread_id_set = true;
-    info.env = env;
-    info.id = id;
-    info.handle = (void *)env;
-    info.name = strdup(name);
-    info.group_name = strdup("main");
-    info.parent_name = strdup("system");
     layer_thread_started(&info);
     thread_env = saved;
     thread_env_set = saved_set;
     thread_id = saved_id;
     thread_id_set = saved_id_set;
+}
+
+struct thread_rec *fake_unannounced_thread(JNIEnv *env, jobjectID id, const char *name)
+{
+    seam_thread_info info = thread_info(env, id, name);
+    return threads_add(&info, false);
 }
 
 /* ---- the seam --------------------------------------------------------------- */

@@ -113,4 +113,9 @@ seam_class_info *fake_class(jobjectID id, const char *name, int methods, int sta
  * seen as attached with env and id during the call). */
 void fake_thread(JNIEnv *env, jobjectID id, const char *name);
 
+/* A thread recorded and not announced, as a virtual thread is on its carrier
+ * between its record and its THREAD_START: the caller releases it. */
+struct thread_rec;
+struct thread_rec *fake_unannounced_thread(JNIEnv *env, jobjectID id, const char *name);
+
 #endif

@@ -569,15 +569,7 @@ END_TEST
 START_TEST(test_heap_dump_announces_its_threads)
 {
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL), JVMPI_SUCCESS);
-    seam_thread_info info;
-    memset(&info, 0, sizeof info);
-    info.env = ENV(3);
-    info.id = THREAD_ID(3);
-    info.handle = (void *)ENV(3);
-    info.name = strdup("just started");
-    info.group_name = strdup("main");
-    info.parent_name = strdup("system");
-    thread_rec *t = threads_add(&info, false);
+    thread_rec *t = fake_unannounced_thread(ENV(3), THREAD_ID(3), "just started");
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(got.count, 1);

@@ -281,15 +281,7 @@ static int times_started(JNIEnv *env, int among)
 START_TEST(test_unannounced_thread_announced_first)
 {
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_START, NULL), JVMPI_SUCCESS);
-    seam_thread_info info;
-    memset(&info, 0, sizeof info);
-    info.env = ENV(5);
-    info.id = THREAD_ID(5);
-    info.handle = (void *)ENV(5);
-    info.name = strdup("just started");
-    info.group_name = strdup("main");
-    info.parent_name = strdup("system");
-    thread_rec *t = threads_add(&info, false); /* recorded, not announced */
+    thread_rec *t = fake_unannounced_thread(ENV(5), THREAD_ID(5), "just started"); /* recorded, not announced */
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(times_started(ENV(5), n_starts), 0);
     jobjectID owner5[] = {THREAD_ID(5)};
