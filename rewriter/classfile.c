@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "wbuf.h"
 
 /* JVMS 4.7.3: code_length must be greater than zero and less than 65536. */
 #define CODE_LENGTH_MAX 65535u
@@ -483,51 +484,6 @@ const char *classfile_utf8(const classfile *cf, uint16_t index)
 /* writing                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct {
-    uint8_t *p;
-    size_t len;
-    size_t cap;
-    bool oom;
-} wbuf;
-
-static void put(wbuf *w, const void *src, size_t n)
-{
-    if (w->oom)
-        return;
-    if (n > w->cap - w->len) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (n > cap - w->len)
-            cap *= 2;
-        uint8_t *p = realloc(w->p, cap);
-        if (p == NULL) {
-            w->oom = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
-    }
-    if (n > 0)
-        memcpy(w->p + w->len, src, n);
-    w->len += n;
-}
-
-static void put_u1(wbuf *w, uint8_t v)
-{
-    put(w, &v, 1);
-}
-
-static void put_u2(wbuf *w, uint16_t v)
-{
-    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-    put(w, b, 2);
-}
-
-static void put_u4(wbuf *w, uint32_t v)
-{
-    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-    put(w, b, 4);
-}
-
 static int write_attrs(wbuf *w, const classfile_attr *a, uint16_t n, char *err, size_t errlen);
 
 /* The length is recomputed, not taken from the parse: the rewriter will
@@ -545,32 +501,32 @@ static int write_code(wbuf *w, const classfile_code *c, char *err, size_t errlen
         errbuf_set(err, errlen, "Code attribute of %llu bytes does not fit its length field", (unsigned long long)len);
         return -1;
     }
-    put_u4(w, (uint32_t)len);
-    put_u2(w, c->max_stack);
-    put_u2(w, c->max_locals);
-    put_u4(w, c->code_length);
-    put(w, c->code, c->code_length);
-    put_u2(w, c->exception_count);
+    wbuf_u4(w, (uint32_t)len);
+    wbuf_u2(w, c->max_stack);
+    wbuf_u2(w, c->max_locals);
+    wbuf_u4(w, c->code_length);
+    wbuf_put(w, c->code, c->code_length);
+    wbuf_u2(w, c->exception_count);
     for (uint16_t i = 0; i < c->exception_count; i++) {
-        put_u2(w, c->exceptions[i].start_pc);
-        put_u2(w, c->exceptions[i].end_pc);
-        put_u2(w, c->exceptions[i].handler_pc);
-        put_u2(w, c->exceptions[i].catch_type);
+        wbuf_u2(w, c->exceptions[i].start_pc);
+        wbuf_u2(w, c->exceptions[i].end_pc);
+        wbuf_u2(w, c->exceptions[i].handler_pc);
+        wbuf_u2(w, c->exceptions[i].catch_type);
     }
     return write_attrs(w, c->attrs, c->attr_count, err, errlen);
 }
 
 static int write_attrs(wbuf *w, const classfile_attr *a, uint16_t n, char *err, size_t errlen)
 {
-    put_u2(w, n);
+    wbuf_u2(w, n);
     for (uint16_t i = 0; i < n; i++) {
-        put_u2(w, a[i].name_index);
+        wbuf_u2(w, a[i].name_index);
         if (a[i].code != NULL) {
             if (write_code(w, a[i].code, err, errlen) != 0)
                 return -1;
         } else {
-            put_u4(w, a[i].length);
-            put(w, a[i].data, a[i].length);
+            wbuf_u4(w, a[i].length);
+            wbuf_put(w, a[i].data, a[i].length);
         }
     }
     return 0;
@@ -578,11 +534,11 @@ static int write_attrs(wbuf *w, const classfile_attr *a, uint16_t n, char *err, 
 
 static void write_members(wbuf *w, const classfile_member *m, uint16_t n, int *rc, char *err, size_t errlen)
 {
-    put_u2(w, n);
+    wbuf_u2(w, n);
     for (uint16_t i = 0; i < n && *rc == 0; i++) {
-        put_u2(w, m[i].access_flags);
-        put_u2(w, m[i].name_index);
-        put_u2(w, m[i].descriptor_index);
+        wbuf_u2(w, m[i].access_flags);
+        wbuf_u2(w, m[i].name_index);
+        wbuf_u2(w, m[i].descriptor_index);
         *rc = write_attrs(w, m[i].attrs, m[i].attr_count, err, errlen);
     }
 }
@@ -594,26 +550,26 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
     if (err != NULL && errlen > 0)
         err[0] = '\0';
 
-    put_u4(&w, cf->magic);
-    put_u2(&w, cf->minor_version);
-    put_u2(&w, cf->major_version);
-    put_u2(&w, cf->cp_count);
+    wbuf_u4(&w, cf->magic);
+    wbuf_u2(&w, cf->minor_version);
+    wbuf_u2(&w, cf->major_version);
+    wbuf_u2(&w, cf->cp_count);
     for (uint32_t i = 1; i < cf->cp_count && rc == 0; i++) {
         const classfile_cp_entry *e = &cf->cp[i];
-        put_u1(&w, e->tag);
+        wbuf_u1(&w, e->tag);
         switch (e->tag) {
         case CLASSFILE_CONSTANT_Utf8:
-            put_u2(&w, e->utf8_len);
-            put(&w, e->utf8, e->utf8_len);
+            wbuf_u2(&w, e->utf8_len);
+            wbuf_put(&w, e->utf8, e->utf8_len);
             break;
         case CLASSFILE_CONSTANT_Integer:
         case CLASSFILE_CONSTANT_Float:
-            put_u4(&w, e->bytes_hi);
+            wbuf_u4(&w, e->bytes_hi);
             break;
         case CLASSFILE_CONSTANT_Long:
         case CLASSFILE_CONSTANT_Double:
-            put_u4(&w, e->bytes_hi);
-            put_u4(&w, e->bytes_lo);
+            wbuf_u4(&w, e->bytes_hi);
+            wbuf_u4(&w, e->bytes_lo);
             i++;
             break;
         case CLASSFILE_CONSTANT_Class:
@@ -621,7 +577,7 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
         case CLASSFILE_CONSTANT_MethodType:
         case CLASSFILE_CONSTANT_Module:
         case CLASSFILE_CONSTANT_Package:
-            put_u2(&w, e->ref1);
+            wbuf_u2(&w, e->ref1);
             break;
         case CLASSFILE_CONSTANT_Fieldref:
         case CLASSFILE_CONSTANT_Methodref:
@@ -629,12 +585,12 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
         case CLASSFILE_CONSTANT_NameAndType:
         case CLASSFILE_CONSTANT_Dynamic:
         case CLASSFILE_CONSTANT_InvokeDynamic:
-            put_u2(&w, e->ref1);
-            put_u2(&w, e->ref2);
+            wbuf_u2(&w, e->ref1);
+            wbuf_u2(&w, e->ref2);
             break;
         case CLASSFILE_CONSTANT_MethodHandle:
-            put_u1(&w, e->ref_kind);
-            put_u2(&w, e->ref1);
+            wbuf_u1(&w, e->ref_kind);
+            wbuf_u2(&w, e->ref1);
             break;
         default:
             errbuf_set(err, errlen, "constant pool slot %u has tag %u, which cannot be written", i, e->tag);
@@ -643,12 +599,12 @@ int classfile_write(const classfile *cf, uint8_t **out, size_t *outlen, char *er
         }
     }
     if (rc == 0) {
-        put_u2(&w, cf->access_flags);
-        put_u2(&w, cf->this_class);
-        put_u2(&w, cf->super_class);
-        put_u2(&w, cf->interface_count);
+        wbuf_u2(&w, cf->access_flags);
+        wbuf_u2(&w, cf->this_class);
+        wbuf_u2(&w, cf->super_class);
+        wbuf_u2(&w, cf->interface_count);
         for (uint16_t i = 0; i < cf->interface_count; i++)
-            put_u2(&w, cf->interfaces[i]);
+            wbuf_u2(&w, cf->interfaces[i]);
         write_members(&w, cf->fields, cf->field_count, &rc, err, errlen);
     }
     if (rc == 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "wbuf.h"
 
 enum {
     SAME_MAX = 63,
@@ -34,12 +35,6 @@ typedef struct {
     char *err;
     size_t errlen;
 } rd;
-
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-    bool oom;
-} wr;
 
 static bool take(rd *r, uint32_t n, const char *what)
 {
@@ -71,40 +66,8 @@ static uint16_t rd_u2(rd *r, const char *what)
     return v;
 }
 
-static void put(wr *w, const uint8_t *b, size_t n)
-{
-    if (w->oom)
-        return;
-    if (n > w->cap - w->len) {
-        size_t cap = w->cap ? w->cap * 2 : 256;
-        while (n > cap - w->len)
-            cap *= 2;
-        uint8_t *p = realloc(w->p, cap);
-        if (p == NULL) {
-            w->oom = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->len, b, n);
-    w->len += n;
-}
-
-static void put_u1(wr *w, unsigned v)
-{
-    uint8_t b = (uint8_t)v;
-    put(w, &b, 1);
-}
-
-static void put_u2(wr *w, unsigned v)
-{
-    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-    put(w, b, 2);
-}
-
 /* Copies count verification types, moving Uninitialized offsets. */
-static void copy_types(rd *r, wr *w, unsigned count, const stackmap_map *map)
+static void copy_types(rd *r, wbuf *w, unsigned count, const stackmap_map *map)
 {
     for (unsigned i = 0; i < count && !r->failed; i++) {
         uint8_t tag = rd_u1(r, "a verification type");
@@ -115,9 +78,9 @@ static void copy_types(rd *r, wr *w, unsigned count, const stackmap_map *map)
             r->failed = true;
             return;
         }
-        put_u1(w, tag);
+        wbuf_u1(w, tag);
         if (tag == ITEM_OBJECT) {
-            put_u2(w, rd_u2(r, "an Object type"));
+            wbuf_u2(w, rd_u2(r, "an Object type"));
         } else if (tag == ITEM_UNINITIALIZED) {
             uint16_t old = rd_u2(r, "an Uninitialized type");
             int ok = 1;
@@ -127,31 +90,31 @@ static void copy_types(rd *r, wr *w, unsigned count, const stackmap_map *map)
                 r->failed = true;
                 return;
             }
-            put_u2(w, moved);
+            wbuf_u2(w, moved);
         }
     }
 }
 
 /* The frame header for a delta: the kind, widened if the delta needs it. */
-static void put_header(wr *w, uint8_t type, uint32_t delta)
+static void put_header(wbuf *w, uint8_t type, uint32_t delta)
 {
     if (type <= SAME_MAX) {
         if (delta <= SAME_MAX) {
-            put_u1(w, delta);
+            wbuf_u1(w, delta);
         } else {
-            put_u1(w, SAME_EXTENDED);
-            put_u2(w, delta);
+            wbuf_u1(w, SAME_EXTENDED);
+            wbuf_u2(w, delta);
         }
     } else if (type <= SAME_LOCALS_1_MAX) {
         if (delta <= SAME_MAX) {
-            put_u1(w, SAME_LOCALS_1 + delta);
+            wbuf_u1(w, SAME_LOCALS_1 + delta);
         } else {
-            put_u1(w, SAME_LOCALS_1_EXTENDED);
-            put_u2(w, delta);
+            wbuf_u1(w, SAME_LOCALS_1_EXTENDED);
+            wbuf_u2(w, delta);
         }
     } else {
-        put_u1(w, type);
-        put_u2(w, delta);
+        wbuf_u1(w, type);
+        wbuf_u2(w, delta);
     }
 }
 
@@ -159,14 +122,14 @@ int stackmap_rewrite(const uint8_t *data, uint32_t len, const stackmap_map *map,
                      int n_handlers, uint16_t throwable, uint8_t **out, uint32_t *outlen, char *err, size_t errlen)
 {
     rd r = {data, len, false, err, errlen};
-    wr w = {NULL, 0, 0, false};
+    wbuf w = {NULL, 0, 0, false};
     uint16_t count = data != NULL ? rd_u2(&r, "number_of_entries") : 0;
     unsigned total = count + (unsigned)n_handlers;
     if (total > UINT16_MAX) {
         errbuf_set(err, errlen, "StackMapTable: %u frames do not fit its count", total);
         return -1;
     }
-    put_u2(&w, total);
+    wbuf_u2(&w, total);
     uint32_t old_pc = 0, new_prev = 0;
     for (unsigned i = 0; i < count && !r.failed; i++) {
         uint8_t type = rd_u1(&r, "a frame");
@@ -203,10 +166,10 @@ int stackmap_rewrite(const uint8_t *data, uint32_t len, const stackmap_map *map,
             copy_types(&r, &w, type - SAME_EXTENDED, map);
         } else if (type == FULL) {
             uint16_t nlocals = rd_u2(&r, "number_of_locals");
-            put_u2(&w, nlocals);
+            wbuf_u2(&w, nlocals);
             copy_types(&r, &w, nlocals, map);
             uint16_t nstack = rd_u2(&r, "number_of_stack_items");
-            put_u2(&w, nstack);
+            wbuf_u2(&w, nstack);
             copy_types(&r, &w, nstack, map);
         }
     }
@@ -229,17 +192,17 @@ int stackmap_rewrite(const uint8_t *data, uint32_t len, const stackmap_map *map,
             break;
         }
         new_prev = pc;
-        put_u1(&w, FULL);
-        put_u2(&w, delta);
+        wbuf_u1(&w, FULL);
+        wbuf_u2(&w, delta);
         if (handlers[h].uninitialized_this) {
-            put_u2(&w, 1);
-            put_u1(&w, ITEM_UNINITIALIZED_THIS);
+            wbuf_u2(&w, 1);
+            wbuf_u1(&w, ITEM_UNINITIALIZED_THIS);
         } else {
-            put_u2(&w, 0);
+            wbuf_u2(&w, 0);
         }
-        put_u2(&w, 1);
-        put_u1(&w, ITEM_OBJECT);
-        put_u2(&w, throwable);
+        wbuf_u2(&w, 1);
+        wbuf_u1(&w, ITEM_OBJECT);
+        wbuf_u2(&w, throwable);
     }
     if (!r.failed && w.oom) {
         errbuf_set(err, errlen, "StackMapTable: out of memory");
