@@ -22,6 +22,8 @@
 enum {
     OP_ALOAD_0 = 0x2a,
     OP_LDC_W = 0x13,
+    OP_SIPUSH = 0x11,
+    OP_IADD = 0x60,
     OP_IFEQ = 0x99,
     OP_GOTO = 0xa7,
     OP_JSR = 0xa8,
@@ -44,8 +46,12 @@ enum {
     CODE_MAX = 65535,
 };
 
-/* ldc_w <method number>; invokestatic <hook> */
-#define CALL_LEN 6u
+/* ldc_w <the class's first method number>; sipush <the method's index>;
+ * iadd; invokestatic <hook>.  One constant per class rather than one per
+ * method: a retransformation merges the new constant pool into the old one
+ * by searching the old for each new entry, so every added constant costs
+ * the VM a scan of the pool (HotSpot's ConstantPool::find_matching_entry). */
+#define CALL_LEN 10u
 /* a handler: the exit call, then athrow */
 #define HANDLER_LEN (CALL_LEN + 1u)
 
@@ -70,7 +76,11 @@ typedef struct {
 
 typedef struct {
     uint16_t enter, enter_this, exit, throwable, stack_map_name;
+    uint16_t first_id; /* the Integer of the class's first method number */
 } pool_refs;
+
+/* sipush takes a signed 16-bit operand. */
+#define MAX_METHOD_INDEX 32767u
 
 static bool is_branch16(uint8_t op) { return (op >= OP_IFEQ && op <= OP_JSR) || op == OP_IFNULL || op == OP_IFNONNULL; }
 
@@ -215,12 +225,15 @@ static bool plan_layout(plan *pl, char *err, size_t errlen)
     }
 }
 
-static uint8_t *emit_call(uint8_t *p, uint16_t id_const, uint16_t hook)
+static uint8_t *emit_call(uint8_t *p, const pool_refs *refs, uint16_t index, uint16_t hook)
 {
     p[0] = OP_LDC_W;
-    wr_u2(p + 1, id_const);
-    p[3] = OP_INVOKESTATIC;
-    wr_u2(p + 4, hook);
+    wr_u2(p + 1, refs->first_id);
+    p[3] = OP_SIPUSH;
+    wr_u2(p + 4, index);
+    p[6] = OP_IADD;
+    p[7] = OP_INVOKESTATIC;
+    wr_u2(p + 8, hook);
     return p + CALL_LEN;
 }
 
@@ -272,7 +285,7 @@ static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
     }
 }
 
-static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t id_const, const pool_refs *refs, uint32_t *len)
+static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const pool_refs *refs, uint32_t *len)
 {
     *len = pl->pre[pl->n] + handlers_len(pl);
     uint8_t *out = malloc(*len);
@@ -281,14 +294,14 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t id_const, con
     uint8_t *p = out;
     if (with_this)
         *p++ = OP_ALOAD_0;
-    emit_call(p, id_const, with_this ? refs->enter_this : refs->enter);
+    emit_call(p, refs, index, with_this ? refs->enter_this : refs->enter);
     for (uint32_t i = 0; i < pl->n; i++) {
         if (pl->at[i] != pl->pre[i])
-            emit_call(out + pl->pre[i], id_const, refs->exit);
+            emit_call(out + pl->pre[i], refs, index, refs->exit);
         emit_insn(pl, i, out);
     }
     for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
-        p = emit_call(out + pl->pre[pl->n] + h * HANDLER_LEN, id_const, refs->exit);
+        p = emit_call(out + pl->pre[pl->n] + h * HANDLER_LEN, refs, index, refs->exit);
         *p = OP_ATHROW;
     }
     return out;
@@ -536,23 +549,18 @@ static bool find_this_init(const classfile *cf, plan *pl, char *err, size_t errl
     return true;
 }
 
-static bool inject_method(classfile *cf, classfile_member *m, uint32_t id, const pool_refs *refs, char *err,
+static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, const pool_refs *refs, char *err,
                           size_t errlen)
 {
     classfile_code *c = code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool with_this = !(m->access_flags & ACC_STATIC) && name != NULL && strcmp(name, "<init>") != 0;
-    uint16_t id_const = classfile_cp_add_integer(cf, id);
-    if (id_const == 0) {
-        errbuf_set(err, errlen, "the constant pool is full");
-        return false;
-    }
     plan pl;
     bool ctor = name != NULL && strcmp(name, "<init>") == 0 && cf->super_class != 0;
     bool ok = plan_init(&pl, c->code, c->code_length, with_this, err, errlen) &&
               (!ctor || find_this_init(cf, &pl, err, errlen)) && plan_layout(&pl, err, errlen);
     uint32_t len = 0;
-    uint8_t *code = ok ? emit_code(&pl, with_this, id_const, refs, &len) : NULL;
+    uint8_t *code = ok ? emit_code(&pl, with_this, index, refs, &len) : NULL;
     if (ok && code == NULL)
         errbuf_set(err, errlen, "out of memory");
     ok = code != NULL && move_exceptions(c, &pl, err, errlen) && move_attrs(cf, c, &pl, refs, err, errlen);
@@ -560,8 +568,10 @@ static bool inject_method(classfile *cf, classfile_member *m, uint32_t id, const
         free(c->code);
         c->code = code;
         c->code_length = len;
-        /* the receiver and the number, or the exception and the number */
-        c->max_stack = c->max_stack > UINT16_MAX - 2 ? UINT16_MAX : (uint16_t)(c->max_stack + 2);
+        /* the two halves of the number over what the code had there: a
+         * return value, the exception; the receiver and both at entry */
+        uint32_t stack = c->max_stack + 2u < 3u ? 3u : c->max_stack + 2u;
+        c->max_stack = stack > UINT16_MAX ? UINT16_MAX : (uint16_t)stack;
     } else {
         free(code);
     }
@@ -576,7 +586,8 @@ static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
     refs->exit = classfile_cp_add_methodref(cf, h->hooks_class, h->exit, "(I)V");
     refs->throwable = classfile_cp_add_class(cf, "java/lang/Throwable");
     refs->stack_map_name = classfile_cp_add_utf8(cf, "StackMapTable");
-    return refs->enter && refs->enter_this && refs->exit && refs->throwable && refs->stack_map_name;
+    refs->first_id = classfile_cp_add_integer(cf, h->first_id);
+    return refs->enter && refs->enter_this && refs->exit && refs->throwable && refs->stack_map_name && refs->first_id;
 }
 
 /* ---- native methods ----------------------------------------------------------- */
@@ -662,8 +673,8 @@ static bool is_intrinsic(const classfile *cf, const classfile_member *m)
 
 /* The wrapper's code: entry, the call of the renamed native, exit and
  * return, and the handler. */
-static bool wrap_native(classfile *cf, uint16_t index, uint32_t id, const inject_hooks *hooks, const pool_refs *refs,
-                        char *err, size_t errlen)
+static bool wrap_native(classfile *cf, uint16_t index, uint16_t wrapper_index, const inject_hooks *hooks,
+                        const pool_refs *refs, char *err, size_t errlen)
 {
     classfile_member *m = &cf->methods[index];
     const char *name = classfile_utf8(cf, m->name_index);
@@ -689,10 +700,9 @@ static bool wrap_native(classfile *cf, uint16_t index, uint32_t id, const inject
     snprintf(renamed, plen, "%s%s", hooks->native_prefix, name);
     uint16_t renamed_name = classfile_cp_add_utf8(cf, renamed);
     uint16_t target = classfile_cp_add_methodref(cf, self, renamed, desc);
-    uint16_t id_const = classfile_cp_add_integer(cf, id);
     uint16_t code_name = classfile_cp_add_utf8(cf, "Code");
     free(renamed);
-    if (!renamed_name || !target || !id_const || !code_name) {
+    if (!renamed_name || !target || !code_name) {
         errbuf_set(err, errlen, "the constant pool is full");
         return false;
     }
@@ -717,20 +727,20 @@ static bool wrap_native(classfile *cf, uint16_t index, uint32_t id, const inject
     uint8_t *p = code;
     if (!is_static)
         *p++ = OP_ALOAD_0;
-    p = emit_call(p, id_const, is_static ? refs->enter : refs->enter_this);
+    p = emit_call(p, refs, wrapper_index, is_static ? refs->enter : refs->enter_this);
     if (!is_static)
         *p++ = OP_ALOAD_0;
     memcpy(p, loads, (size_t)nloads);
     p += nloads;
     *p++ = is_static ? OP_INVOKESTATIC : OP_INVOKESPECIAL;
     wr_u2(p, target);
-    p = emit_call(p + 2, id_const, refs->exit);
+    p = emit_call(p + 2, refs, wrapper_index, refs->exit);
     *p++ = ret < 0 ? BYTECODE_RETURN : (uint8_t)(OP_IRETURN + ret);
-    p = emit_call(p, id_const, refs->exit);
+    p = emit_call(p, refs, wrapper_index, refs->exit);
     *p = OP_ATHROW;
     *ex = (classfile_exception){(uint16_t)start, (uint16_t)end, (uint16_t)handler, 0};
-    /* the arguments; or a long result and the method number */
-    c->max_stack = (uint16_t)(slots + 3);
+    /* the arguments; or a long result and the two halves of the number */
+    c->max_stack = (uint16_t)(slots + 4);
     c->max_locals = (uint16_t)slots;
     c->code_length = len;
     c->code = code;
@@ -794,6 +804,11 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
     int changed = 0;
     pool_refs refs;
     bool have_refs = false;
+    uint32_t methods = (uint32_t)cf->method_count + (hooks->native_prefix != NULL ? inject_native_count(cf) : 0);
+    if (methods > MAX_METHOD_INDEX + 1u) {
+        errbuf_set(err, errlen, "%u methods, more than the hooks can number (%u)", methods, MAX_METHOD_INDEX + 1u);
+        return -1;
+    }
     for (uint16_t i = 0; i < cf->method_count; i++) {
         classfile_member *m = &cf->methods[i];
         if (code_of(m) == NULL)
@@ -801,7 +816,7 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
         char why[200] = "";
-        if (!inject_method(cf, m, hooks->first_id + i, &refs, why, sizeof why)) {
+        if (!inject_method(cf, m, i, &refs, why, sizeof why)) {
             const char *name = classfile_utf8(cf, m->name_index);
             const char *desc = classfile_utf8(cf, m->descriptor_index);
             errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);
@@ -819,7 +834,7 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
             return -1;
         char why[200] = "";
         uint16_t before = cf->method_count;
-        if (!wrap_native(cf, i, hooks->first_id + cf->method_count, hooks, &refs, why, sizeof why)) {
+        if (!wrap_native(cf, i, cf->method_count, hooks, &refs, why, sizeof why)) {
             errbuf_set(err, errlen, "native method %s: %s", classfile_utf8(cf, cf->methods[i].name_index), why);
             return -1;
         }

@@ -30,15 +30,19 @@ static const classfile_code *code_of(const classfile_member *m)
     return NULL;
 }
 
-/* The hook a call at pc names ("enter", ...), and the method number. */
+/* The hook a call at pc names ("enter", ...), and the method number:
+ * ldc_w <first number>; sipush <index>; iadd; invokestatic <hook>. */
+#define CALL_LEN 10
+#define CALL_INSNS 4
 static const char *call_at(const classfile *cf, const uint8_t *code, uint32_t pc, uint32_t *id)
 {
-    if (code[pc] != 0x13 || code[pc + 3] != 0xb8)
+    if (code[pc] != 0x13 || code[pc + 3] != 0x11 || code[pc + 6] != 0x60 || code[pc + 7] != 0xb8)
         return NULL;
     const classfile_cp_entry *k = &cf->cp[u2(code + pc + 1)];
     ck_assert_uint_eq(k->tag, CLASSFILE_CONSTANT_Integer);
-    *id = k->bytes_hi;
-    const classfile_cp_entry *m = &cf->cp[u2(code + pc + 4)];
+    ck_assert_uint_eq(k->bytes_hi, hooks.first_id);
+    *id = k->bytes_hi + (uint32_t)(int16_t)u2(code + pc + 4);
+    const classfile_cp_entry *m = &cf->cp[u2(code + pc + 8)];
     ck_assert_uint_eq(m->tag, CLASSFILE_CONSTANT_Methodref);
     ck_assert_str_eq(classfile_utf8(cf, cf->cp[m->ref1].ref1), "test/Hooks");
     return classfile_utf8(cf, cf->cp[m->ref2].ref1);
@@ -69,14 +73,15 @@ static void check_method(const classfile *cf, uint16_t index, bool just_return)
         if (!bytecode_is_return(c->code[starts[i]]))
             continue;
         returns++;
-        ck_assert_msg(i >= 2 && strcmp(call_at(cf, c->code, starts[i - 2], &id), "exit") == 0 && id == want,
+        ck_assert_msg(i >= CALL_INSNS && strcmp(call_at(cf, c->code, starts[i - CALL_INSNS], &id), "exit") == 0 &&
+                          id == want,
                       "%s: a return at %u without the exit call before it", name, starts[i]);
     }
     /* the handler ends the code: exit call, athrow; the last exception entries go there */
-    uint32_t handler = starts[n - 1] - 6;
+    uint32_t handler = starts[n - 1] - CALL_LEN;
     bool ctor_two = strcmp(name, "<init>") == 0 && cf->super_class != 0;
     if (ctor_two)
-        handler -= 7;
+        handler -= CALL_LEN + 1;
     ck_assert_uint_eq(c->code[c->code_length - 1], 0xbf);
     ck_assert_str_eq(call_at(cf, c->code, handler, &id), "exit");
     int to_handler = 0;
