@@ -12,8 +12,9 @@
  * transformed read the boot loader's unnamed module (the java.lang.instrument
  * specification says so, and HotSpot does it for JVM TI agents alike), and
  * the unnamed module exports everything.  In a named module (java.lang) the
- * VM would print a warning for natives registered from outside it.  Each call passes the method's number; its jmethodID is found once,
- * from the calling frame.
+ * VM would print a warning for natives registered from outside it.  Each
+ * call passes the method's number; its jmethodID is found once, from the
+ * calling frame.
  *
  * The rewriting happens in an environment of its own, the only one with
  * can_retransform_classes: a retransformation calls the hooks of
@@ -33,7 +34,6 @@
 #include "tls.h"
 
 #define HOOKS_CLASS "jvmpi/layer/MethodHooks"
-#define HOOKS_SIG "L" HOOKS_CLASS ";"
 /* A native method's new name; a method of its old name wraps it. */
 #define NATIVE_PREFIX "jvmpi$"
 
@@ -159,15 +159,57 @@ static void memo_put(memo_table *t, jmethodID method, void *value)
     pthread_mutex_unlock(&t->lock);
 }
 
+/* The method of cls with this name and signature, or, name NULL, its
+ * first renamed native; false when the class's methods cannot be had (a
+ * class not yet prepared). */
+static bool class_method(jclass cls, const char *name, const char *sig, jmethodID *found)
+{
+    jint n = 0;
+    jmethodID *all = NULL;
+    *found = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetClassMethods, cls, &n, &all))) {
+        return false;
+    }
+    for (jint i = 0; i < n && *found == NULL; i++) {
+        char *n2 = NULL, *s2 = NULL;
+        if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, all[i], &n2, &s2, NULL)) &&
+            (name == NULL ? bk_methodhooks_hidden_name(n2)
+                          : strcmp(n2, name) == 0 && strcmp(s2, sig) == 0)) {
+            *found = all[i];
+        }
+        bk_deallocate(n2);
+        bk_deallocate(s2);
+    }
+    bk_deallocate(all);
+    return true;
+}
+
 /* ---- the natives ------------------------------------------------------------ */
 
-static void entry(JNIEnv *env, jint id, jobject self)
+/* The method a hook call is about, with the callback guard taken and this
+ * thread marked as inside a hook; NULL when nothing is to be reported. */
+static hook_method *hook_begin(jint id)
 {
     hook_method *m = id_slot(id);
     if (m == NULL || in_hook || !bk_callback_enter()) {
-        return;
+        return NULL;
     }
     in_hook = 1;
+    return m;
+}
+
+static void hook_end(void)
+{
+    in_hook = 0;
+    bk_callback_exit();
+}
+
+static void entry(JNIEnv *env, jint id, jobject self)
+{
+    hook_method *m = hook_begin(id);
+    if (m == NULL) {
+        return;
+    }
     jmethodID method = method_of(m);
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
@@ -184,8 +226,7 @@ static void entry(JNIEnv *env, jint id, jobject self)
     if (method != NULL) {
         layer_method_entry(env, method, receiver);
     }
-    in_hook = 0;
-    bk_callback_exit();
+    hook_end();
 }
 
 static void JNICALL hook_enter(JNIEnv *env, jclass cls, jint id)
@@ -207,17 +248,15 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
     if (!atomic_load_explicit(&exit_on, memory_order_relaxed)) {
         return;
     }
-    hook_method *m = id_slot(id);
-    if (m == NULL || in_hook || !bk_callback_enter()) {
+    hook_method *m = hook_begin(id);
+    if (m == NULL) {
         return;
     }
-    in_hook = 1;
     jmethodID method = method_of(m);
     if (method != NULL) {
         layer_method_exit(env, method);
     }
-    in_hook = 0;
-    bk_callback_exit();
+    hook_end();
 }
 
 /* ---- the rewriting ------------------------------------------------------------ */
@@ -299,21 +338,11 @@ static bool has_wrappers(const char *name, jclass klass)
     if (w == NULL) {
         return false;
     }
-    jint n = 0;
-    jmethodID *all = NULL;
-    if (!JVMTI_OK(JVMTI_TRY(hooks_env, GetClassMethods, klass, &n, &all))) {
+    jmethodID renamed = NULL;
+    if (!class_method(klass, NULL, NULL, &renamed)) {
         return true; /* not prepared: a class of this name was wrapped */
     }
-    bool found = false;
-    for (jint i = 0; i < n && !found; i++) {
-        char *mname = NULL;
-        if (JVMTI_OK(JVMTI_CALL(hooks_env, GetMethodName, all[i], &mname, NULL, NULL))) {
-            found = bk_methodhooks_hidden_name(mname);
-        }
-        bk_deallocate(mname);
-    }
-    bk_deallocate(all);
-    return found;
+    return renamed != NULL;
 }
 
 /* Renamed natives, by jmethodID: asked for every native frame of a trace. */
@@ -611,23 +640,11 @@ static jmethodID find_current(jmethodID method)
     jclass cls = NULL;
     char *name = NULL, *sig = NULL;
     jmethodID current = NULL;
-    jint n = 0;
-    jmethodID *all = NULL;
     JNIEnv *env = seam_current_env();
     if (env != NULL && JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodDeclaringClass, method, &cls)) &&
-        JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &name, &sig, NULL)) &&
-        JVMTI_OK(JVMTI_TRY(bk.jvmti, GetClassMethods, cls, &n, &all))) {
-        for (jint i = 0; i < n && current == NULL; i++) {
-            char *n2 = NULL, *s2 = NULL;
-            if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, all[i], &n2, &s2, NULL)) && strcmp(n2, name) == 0 &&
-                strcmp(s2, sig) == 0) {
-                current = all[i];
-            }
-            bk_deallocate(n2);
-            bk_deallocate(s2);
-        }
+        JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &name, &sig, NULL))) {
+        class_method(cls, name, sig, &current);
     }
-    bk_deallocate(all);
     bk_deallocate(name);
     bk_deallocate(sig);
     if (cls != NULL) {
