@@ -90,13 +90,19 @@ static bool open_clock(void)
     return true;
 }
 
-int64_t cpuclock_thread_ns(void)
+/* This thread's clock opened on first use: whether the fast path is there. */
+static bool fast_ready(void)
 {
     if (state == 0) {
         state = open_clock() ? 1 : -1;
     }
-    thread_clock *c = mine;
-    if (state < 0 || c == NULL) {
+    return state > 0;
+}
+
+int64_t cpuclock_thread_ns(void)
+{
+    thread_clock *c = fast_ready() ? mine : NULL;
+    if (c == NULL) {
         return exact_ns();
     }
     uint32_t seq = c->page->lock;
@@ -119,10 +125,4 @@ int64_t cpuclock_thread_ns(void)
     return c->cpu_ns;
 }
 
-bool cpuclock_fast(void)
-{
-    if (state == 0) {
-        state = open_clock() ? 1 : -1;
-    }
-    return state > 0;
-}
+bool cpuclock_fast(void) { return fast_ready(); }

@@ -710,20 +710,25 @@ static bool wrap_native(classfile *cf, uint16_t index, uint16_t wrapper_index, c
     uint32_t start = entry_len, call = start + (is_static ? 0 : 1) + (uint32_t)nloads;
     uint32_t end = call + 3, handler = end + CALL_LEN + 1;
     uint32_t len = handler + HANDLER_LEN;
-    uint8_t *code = malloc(len);
-    classfile_code *c = calloc(1, sizeof *c);
-    classfile_exception *ex = malloc(sizeof *ex);
+    /* The method table and the native's attribute table (the wrapper's to
+     * be, one longer for its Code) grow first: nothing after can fail. */
     classfile_member *grown = realloc(cf->methods, sizeof *grown * (cf->method_count + 1u));
     if (grown != NULL)
         cf->methods = grown;
-    if (code == NULL || c == NULL || ex == NULL || grown == NULL) {
+    m = &cf->methods[index];
+    classfile_attr *attrs = grown != NULL ? realloc(m->attrs, sizeof *attrs * (m->attr_count + 1u)) : NULL;
+    if (attrs != NULL)
+        m->attrs = attrs;
+    uint8_t *code = malloc(len);
+    classfile_code *c = calloc(1, sizeof *c);
+    classfile_exception *ex = malloc(sizeof *ex);
+    if (code == NULL || c == NULL || ex == NULL || attrs == NULL) {
         free(code);
         free(c);
         free(ex);
         errbuf_set(err, errlen, "out of memory");
         return false;
     }
-    m = &cf->methods[index];
     uint8_t *p = code;
     if (!is_static)
         *p++ = OP_ALOAD_0;
@@ -751,15 +756,6 @@ static bool wrap_native(classfile *cf, uint16_t index, uint16_t wrapper_index, c
     classfile_member *w = &cf->methods[cf->method_count];
     *w = *m;
     w->access_flags = (uint16_t)(m->access_flags & ~(ACC_NATIVE | ACC_SYNCHRONIZED));
-    classfile_attr *attrs = realloc(w->attrs, sizeof *attrs * (w->attr_count + 1u));
-    if (attrs == NULL) {
-        errbuf_set(err, errlen, "out of memory");
-        free(code);
-        free(c);
-        free(ex);
-        return false;
-    }
-    w->attrs = attrs;
     w->attrs[w->attr_count++] = (classfile_attr){code_name, 0, NULL, c};
     cf->method_count++;
     m->name_index = renamed_name;
