@@ -15,6 +15,8 @@
 
 #include <check.h>
 
+#include "classfile.h"
+
 typedef struct {
     char **paths;
     size_t count;
@@ -85,6 +87,15 @@ static inline uint8_t *read_file(const char *path, size_t *len)
     fclose(f);
     *len = (size_t)size;
     return buf;
+}
+
+/* The class in data[0..len), which must parse. */
+static inline classfile *parse_ok(const uint8_t *data, size_t len, const char *what)
+{
+    char err[256] = "";
+    classfile *cf = classfile_parse(data, len, err, sizeof err);
+    ck_assert_msg(cf != NULL, "%s: refused: %s", what, err);
+    return cf;
 }
 
 #endif

@@ -569,18 +569,13 @@ static void walk_method(const classfile_code *c, const char *where, walk_stats *
 
 START_TEST(test_walk_all_methods)
 {
-    const char *dir = getenv("CLASSFILE_TEST_DIR");
-    ck_assert_msg(dir != NULL && dir[0] != '\0', "CLASSFILE_TEST_DIR is not set");
-    path_list l = {0};
-    collect(dir, &l);
+    path_list l = test_classes();
     walk_stats st = {0};
     size_t classes = 0;
     for (size_t i = 0; i < l.count; i++) {
         size_t len;
         uint8_t *data = read_file(l.paths[i], &len);
-        char err[256] = "";
-        classfile *cf = classfile_parse(data, len, err, sizeof err);
-        ck_assert_msg(cf != NULL, "%s: refused: %s", l.paths[i], err);
+        classfile *cf = parse_ok(data, len, l.paths[i]);
         for (uint16_t m = 0; m < cf->method_count; m++) {
             const classfile_member *mb = &cf->methods[m];
             for (uint16_t a = 0; a < mb->attr_count; a++) {

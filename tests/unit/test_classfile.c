@@ -42,14 +42,6 @@ static uint8_t *largest_class(size_t *len)
     return data;
 }
 
-static classfile *parse_ok(const uint8_t *data, size_t len, const char *what)
-{
-    char err[256] = "";
-    classfile *cf = classfile_parse(data, len, err, sizeof err);
-    ck_assert_msg(cf != NULL, "%s: refused: %s", what, err);
-    return cf;
-}
-
 /* Parses data[0..len) from a copy of exactly len bytes and expects a refusal
  * whose reason is one non-empty line. */
 static void expect_refused(const uint8_t *data, size_t len, const char *what, const char *needle)
