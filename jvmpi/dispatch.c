@@ -132,12 +132,12 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     defs_object_sent(obj->id, events_deliver(env, &ev));
 }
 
-void dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents)
+agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents)
 {
     JVMPI_Event ev = event_zero;
     ev.event_type = JVMPI_EVENT_OBJECT_FREE;
     ev.u.obj_free.obj_id = obj_id;
-    events_deliver_to(agents, env, &ev);
+    return events_deliver_to(agents, env, &ev);
 }
 
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space)

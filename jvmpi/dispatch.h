@@ -17,8 +17,8 @@ void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool req
 /* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
 void dispatch_plain(JNIEnv *env, jint event_type);
 void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
-/* To the agents of mask that enabled OBJECT_FREE. */
-void dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents);
+/* To the agents of mask that enabled OBJECT_FREE; returns those it reached. */
+agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents);
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space);
 void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref);
 void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);

@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "ids.h"
 #include "layer.h"
+#include "ledger.h"
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
@@ -189,6 +190,9 @@ static jint set_enabled(int agent, jint event_type, bool on, const char *fn)
         LOG_ERROR("%s(%s): the VM refused the JVM TI events it needs", fn, descs[event_type].name);
         return JVMPI_FAIL;
     }
+    if (on) {
+        ledger_event_enabled(event_type);
+    }
     LOG_DEBUG("%s(%s)", fn, descs[event_type].name);
     return JVMPI_SUCCESS;
 }
@@ -310,6 +314,8 @@ static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread
         }
         if (done != 0) {
             *ev = built;
+        } else if (ledger_active()) {
+            ledger_event(env, me, ev);
         }
         deliver_one((int)k, env, env_id, me, ev, notify);
         done |= AGENTS_BIT(k);

@@ -11,6 +11,7 @@
 #include "events.h"
 #include "gate.h"
 #include "layer.h"
+#include "ledger.h"
 #include "log.h"
 
 /* Frees that came with no collection event (collectors that post none for
@@ -326,10 +327,15 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     /* Who each free is due to is read from the records before they go
      * (an agent not told of an object gets no OBJECT_FREE for it). */
     agents_mask *due = n > 0 ? malloc(n * sizeof *due) : NULL;
+    /* The ledger's too: each object's class, before its record goes. */
+    ledger_free *notes = n > 0 && ledger_active() ? malloc(n * sizeof *notes) : NULL;
     for (size_t i = 0; i < n; i++) {
         agents_mask d = defs_free_due(frees[i]);
         if (due != NULL) {
             due[i] = d;
+        }
+        if (notes != NULL) {
+            ledger_free_note(frees[i], &notes[i]);
         }
     }
     ids_drop_uncounted_many(frees, n);
@@ -346,8 +352,9 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         }
         for (size_t i = 0; i < n; i++) {
             agents_mask to = due != NULL ? due[i] : ~(agents_mask)0;
-            if ((to & events_agents(JVMPI_EVENT_OBJECT_FREE)) != 0) {
-                dispatch_object_free(env, seam_id_from_tag(frees[i]), to);
+            if ((to & events_agents(JVMPI_EVENT_OBJECT_FREE)) != 0 &&
+                dispatch_object_free(env, seam_id_from_tag(frees[i]), to) != 0 && notes != NULL) {
+                ledger_object_freed(&notes[i]);
             }
         }
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
@@ -359,6 +366,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     }
     gate_open();
     free(due);
+    free(notes);
     free(frees);
     {
         pthread_mutex_lock(&lock);

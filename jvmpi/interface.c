@@ -548,6 +548,7 @@ JVMPI_Interface *layer_interface_for(jint version, const void *caller)
 }
 
 void interface_mark_init_done(void) { atomic_store(&init_done, true); }
+bool interface_init_done(void) { return atomic_load_explicit(&init_done, memory_order_relaxed); }
 
 int interface_gc_disabled_depth(void) { return gc_disabled_depth(); }
 

@@ -5,6 +5,8 @@
 #ifndef JVMPI_INTERFACE_H_
 #define JVMPI_INTERFACE_H_
 
+#include <stdbool.h>
+
 #include "jvmpi.h"
 
 /* Agent k's table, whatever version it asked for: the full VERSION_1_2
@@ -15,6 +17,8 @@ JVMPI_Interface *interface_table(void);
 
 /* CreateSystemThread is allowed from JVM_INIT_DONE on. */
 void interface_mark_init_done(void);
+/* Whether JVM_INIT_DONE is past: the start-up replay has ended. */
+bool interface_init_done(void);
 
 /* How deeply DisableGC is nested now. */
 int interface_gc_disabled_depth(void);

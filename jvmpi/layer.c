@@ -16,6 +16,7 @@
 #include "gc.h"
 #include "idrec.h"
 #include "interface.h"
+#include "ledger.h"
 #include "loader.h"
 #include "log.h"
 #include "monitors.h"
@@ -101,6 +102,11 @@ static jint read_layer_options(void)
     methods_jvmti = lopts.methods_jvmti;
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
+        options_layer_free(&lopts);
+        return JNI_ERR;
+    }
+    if (lopts.ledger_file != NULL && ledger_start(lopts.ledger_file, lopts.ledger_hold_s, err, sizeof err) != 0) {
+        LOG_ERROR("%s", err);
         options_layer_free(&lopts);
         return JNI_ERR;
     }
@@ -315,6 +321,7 @@ void layer_vm_death(JNIEnv *env)
     if (t != NULL) {
         end_thread(held, t);
     }
+    ledger_finish();
     layer_stop();
 }
 
@@ -669,6 +676,7 @@ void layer_reset(void)
     ids_reset();
     defs_reset();
     gate_reset();
+    ledger_reset();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = false;
     replay_done = false;

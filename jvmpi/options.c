@@ -68,7 +68,32 @@ static const choice choices[] = {
 
 #define KNOWN                                                                                                  \
     "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>, "       \
-    "methods=<rewrite|jvmti>"
+    "methods=<rewrite|jvmti>, ledger=<path>, ledgerhold=<seconds>"
+
+/* Options whose value is a path, which may hold commas. */
+static bool is_path_option(const char *name, size_t len)
+{
+    return (len == strlen("logfile") && strncmp(name, "logfile", len) == 0) ||
+           (len == strlen("ledger") && strncmp(name, "ledger", len) == 0);
+}
+
+/* A path option's value: the old one replaced; -1 with the error line in err. */
+static int set_path(const char *name, const char *value, char **slot, char *err, size_t errlen)
+{
+    if (*value == '\0') {
+        snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s= needs a path", name);
+        return -1;
+    }
+    free(*slot);
+    *slot = strdup(value);
+    if (*slot == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+#define LEDGER_HOLD_MAX 3600
 
 /* One name=value; returns 0, or -1 with the error line in err. */
 static int one_option(const char *name, const char *value, options_layer *out, char *err, size_t errlen)
@@ -83,12 +108,20 @@ static int one_option(const char *name, const char *value, options_layer *out, c
         return 0;
     }
     if (strcmp(name, "logfile") == 0) {
-        if (*value == '\0') {
-            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: logfile= needs a path");
+        return set_path(name, value, &out->log_file, err, errlen);
+    }
+    if (strcmp(name, "ledger") == 0) {
+        return set_path(name, value, &out->ledger_file, err, errlen);
+    }
+    if (strcmp(name, "ledgerhold") == 0) {
+        char *end = NULL;
+        long s = strtol(value, &end, 10);
+        if (*value == '\0' || *end != '\0' || s < 1 || s > LEDGER_HOLD_MAX) {
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: ledgerhold=%s: expected a number of seconds from 1 to %d",
+                     log_shorten(value, shown, sizeof shown), LEDGER_HOLD_MAX);
             return -1;
         }
-        free(out->log_file);
-        out->log_file = strdup(value);
+        out->ledger_hold_s = (int)s;
         return 0;
     }
     for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++) {
@@ -116,6 +149,8 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->class_cache = true;
     out->vthreads_carriers = false;
     out->methods_jvmti = false;
+    out->ledger_file = NULL;
+    out->ledger_hold_s = 0;
     if (text == NULL) {
         return 0;
     }
@@ -129,7 +164,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     while (rc == 0 && *p != '\0') {
         char *end = p + strcspn(p, ",");
         char *eq = memchr(p, '=', (size_t)(end - p));
-        if (eq != NULL && (size_t)(eq - p) == strlen("logfile") && strncmp(p, "logfile", 7) == 0) {
+        if (eq != NULL && is_path_option(p, (size_t)(eq - p))) {
             /* A path may hold commas: what follows one is still the path
              * unless it reads as an option (name=value). */
             while (*end == ',' && memchr(end + 1, '=', strcspn(end + 1, ",")) == NULL) {
@@ -147,6 +182,10 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
         p = last ? end : end + 1;
     }
     free(copy);
+    if (rc == 0 && out->ledger_hold_s > 0 && out->ledger_file == NULL) {
+        snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: ledgerhold= needs ledger=<path>: the VM is held once the ledger is written");
+        rc = -1;
+    }
     if (rc != 0) {
         options_layer_free(out);
     }
@@ -157,4 +196,6 @@ void options_layer_free(options_layer *o)
 {
     free(o->log_file);
     o->log_file = NULL;
+    free(o->ledger_file);
+    o->ledger_file = NULL;
 }

@@ -2,6 +2,7 @@
  * options - the two option strings the layer reads:
  *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
  *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>][,vthreads=<threads|carriers>][,methods=<rewrite|jvmti>]
+ *                       [,ledger=<path>][,ledgerhold=<seconds>]
  */
 #ifndef JVMPI_OPTIONS_H_
 #define JVMPI_OPTIONS_H_
@@ -25,6 +26,8 @@ typedef struct {
     bool class_cache;     /* classcache=auto (true) or off */
     bool vthreads_carriers; /* vthreads=carriers (true) or threads */
     bool methods_jvmti;   /* methods=jvmti (true) or rewrite */
+    char *ledger_file;    /* ledger=<path>: NULL when not given */
+    int ledger_hold_s;    /* ledgerhold=<seconds>: 0 when not given */
 } options_layer;
 
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen);

@@ -183,6 +183,9 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
         frames[i].lineno = 100 + i;
         frames[i].method_id = (jmethodID)(uintptr_t)(0x2000 + i);
     }
+    if (n > 0 && fake.trace_top != NULL) {
+        frames[0].method_id = fake.trace_top;
+    }
     return n;
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     jint thread_status;                  /* seam_thread_status() */
     jlong cpu_time;                      /* seam_thread_cpu_time() */
     jint trace_frames;                   /* seam_call_trace() fills this many (<= depth) */
+    jmethodID trace_top;                 /* when set, the method of the first frame it fills */
     jobjectID method_class;              /* seam_method_class() */
 
     /* added for test_options/tables/events/interface */
