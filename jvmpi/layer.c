@@ -70,8 +70,8 @@ seam_caps_wanted layer_capabilities_wanted(void)
     bool all = caps_all || !agent_named;
     seam_caps_wanted w;
     w.methods = methods_jvmti && (all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0])));
-    w.instructions = all || events_enabled(JVMPI_EVENT_INSTRUCTION_START);
-    w.receiver = all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2);
+    w.instructions = methods_jvmti && (all || events_enabled(JVMPI_EVENT_INSTRUCTION_START));
+    w.receiver = methods_jvmti && (all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2));
     w.monitors = all || any_enabled(monitors, (int)(sizeof monitors / sizeof monitors[0]));
     return w;
 }

@@ -144,6 +144,9 @@ bool bk_methodhooks_obsolete(jmethodID method);
 bool bk_methodhooks_hidden_name(const char *method_name);
 bool bk_methodhooks_is_renamed_native(jmethodID method);
 jmethodID bk_methodhooks_current(jmethodID method);
+/* The code of a method rewritten with instruction hooks as its class file
+ * had it (malloc'd, *len set), or NULL for any other method. */
+unsigned char *bk_methodhooks_original_code(jmethodID method, jint *len);
 
 /* resetsig.c (DATA_RESET_REQUEST) */
 bool bk_reset_signal_switch(bool on);

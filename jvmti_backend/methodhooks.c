@@ -45,6 +45,10 @@
 typedef struct {
     _Atomic(jmethodID) method; /* found on the first call */
     bool ctor;                 /* <init>: its receiver is read from the frame */
+    /* With instruction hooks: the method's code as the class file had it,
+     * which INSTRUCTION_START's offsets and branch outcomes are about. */
+    unsigned char *code;
+    jint code_len;
 } hook_method;
 
 static hook_method *_Atomic chunks[MAX_CHUNKS];
@@ -53,9 +57,12 @@ static _Atomic uint32_t next_id = 1;
 
 static jvmtiEnv *hooks_env;
 static _Atomic(jclass) hooks_class; /* global ref, once defined */
-static _Atomic(jmethodID) hooks_methods[3]; /* its natives: never in a trace or event */
+#define HOOKS_NATIVES 4
+#define HOOKS_METHODS (HOOKS_NATIVES + 2)
+static _Atomic(jmethodID) hooks_methods[HOOKS_METHODS]; /* its methods: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
-static _Atomic bool entry_on, exit_on, receiver_on;
+static _Atomic bool entry_on, exit_on, receiver_on, step_on;
+static _Atomic bool stepping; /* new classes get the instruction hooks too */
 static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
@@ -94,25 +101,6 @@ static hook_method *id_slot(jint id)
     uint32_t u = (uint32_t)id;
     hook_method *chunk = u >> CHUNK_BITS < MAX_CHUNKS ? atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire) : NULL;
     return chunk != NULL ? &chunk[u & (CHUNK_SIZE - 1)] : NULL;
-}
-
-/* The method of the frame that called the hook (depth 1: the hook's own
- * native frame is 0).  A virtual thread's code between its unmount and its
- * next mount (JDK 21 and later) has no frames JVM TI will show, and JVM TI
- * posts no events for it either: a method first called there is not known
- * yet, and its calls there are not reported. */
-static jmethodID method_of(hook_method *m)
-{
-    jmethodID method = atomic_load_explicit(&m->method, memory_order_relaxed);
-    if (method == NULL) {
-        jlocation where;
-        if (JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
-            atomic_store_explicit(&m->method, method, memory_order_relaxed);
-        } else {
-            method = NULL;
-        }
-    }
-    return method;
 }
 
 /* Answers kept per jmethodID: HotSpot never frees nor reuses one. */
@@ -184,6 +172,31 @@ static bool class_method(jclass cls, const char *name, const char *sig, jmethodI
     return true;
 }
 
+/* jmethodID -> its hook_method, for the original code of a stepped method */
+static memo_table stepped = {NULL, PTHREAD_MUTEX_INITIALIZER};
+
+/* The method of the frame that called the hook (depth 1: the hook's own
+ * native frame is 0).  A virtual thread's code between its unmount and its
+ * next mount (JDK 21 and later) has no frames JVM TI will show, and JVM TI
+ * posts no events for it either: a method first called there is not known
+ * yet, and its calls there are not reported. */
+static jmethodID method_of(hook_method *m)
+{
+    jmethodID method = atomic_load_explicit(&m->method, memory_order_relaxed);
+    if (method == NULL) {
+        jlocation where;
+        if (JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
+            if (m->code != NULL) {
+                memo_put(&stepped, method, m);
+            }
+            atomic_store_explicit(&m->method, method, memory_order_relaxed);
+        } else {
+            method = NULL;
+        }
+    }
+    return method;
+}
+
 /* ---- the natives ------------------------------------------------------------ */
 
 /* The method a hook call is about, with the callback guard taken and this
@@ -204,6 +217,97 @@ static void hook_end(void)
     bk_callback_exit();
 }
 
+/* ---- constructors' receivers ------------------------------------------------ */
+
+/* A constructor cannot pass its receiver before super() has run (the
+ * verifier allows no use of an uninitialized this), so the hook reads it
+ * from the constructor's frame.  JVM TI's GetLocalInstance would need
+ * can_access_local_variables, which the VM grants only in the OnLoad phase
+ * and which slows compiled code for the whole run; the JDK's stack walker
+ * of live frames reads it without any capability. */
+static jobject walker, caller_frame;        /* global refs: the walker, the Function */
+static jmethodID walk_method, locals_method;
+static _Atomic bool receivers_ready;
+
+static jobject ctor_receiver(JNIEnv *env)
+{
+    if (!atomic_load_explicit(&receivers_ready, memory_order_acquire)) {
+        return NULL;
+    }
+    jobject self = NULL;
+    bk_alloc_quiet(true); /* the walk allocates: the layer's doing, not the program's */
+    jobject frame = (*env)->CallObjectMethod(env, walker, walk_method, caller_frame);
+    if (frame != NULL && !(*env)->ExceptionCheck(env)) {
+        jobjectArray locals = (*env)->CallObjectMethod(env, frame, locals_method);
+        if (locals != NULL && !(*env)->ExceptionCheck(env) && (*env)->GetArrayLength(env, locals) > 0) {
+            self = (*env)->GetObjectArrayElement(env, locals, 0);
+        }
+        if (locals != NULL) {
+            (*env)->DeleteLocalRef(env, locals);
+        }
+    }
+    if (frame != NULL) {
+        (*env)->DeleteLocalRef(env, frame);
+    }
+    bk_alloc_quiet(false);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        static _Atomic bool said;
+        if (!atomic_exchange(&said, true)) {
+            LOG_ERROR("METHOD_ENTRY2: a constructor's receiver could not be read from its frame; it is given as NULL");
+        }
+        self = NULL;
+    }
+    return self;
+}
+
+/* Once the hooks class is defined; a first walk here loads what walking
+ * loads, so that no hook does. */
+static bool prepare_receivers(JNIEnv *env)
+{
+    if (atomic_load(&receivers_ready)) {
+        return true;
+    }
+    in_hook = 1; /* the walk runs rewritten code of the JDK: no method events for it */
+    bk_alloc_quiet(true);
+    jclass live = (*env)->FindClass(env, "java/lang/LiveStackFrame");
+    jclass stack_walker = live != NULL ? (*env)->FindClass(env, "java/lang/StackWalker") : NULL;
+    jmethodID get = live != NULL ? (*env)->GetStaticMethodID(env, live, "getStackWalker", "()Ljava/lang/StackWalker;") : NULL;
+    jmethodID init = get != NULL ? (*env)->GetMethodID(env, hooks_class, "<init>", "()V") : NULL;
+    walk_method = stack_walker != NULL
+                      ? (*env)->GetMethodID(env, stack_walker, "walk", "(Ljava/util/function/Function;)Ljava/lang/Object;")
+                      : NULL;
+    locals_method = live != NULL ? (*env)->GetMethodID(env, live, "getLocals", "()[Ljava/lang/Object;") : NULL;
+    jobject w = get != NULL && init != NULL ? (*env)->CallStaticObjectMethod(env, live, get) : NULL;
+    jobject f = w != NULL ? (*env)->NewObject(env, hooks_class, init) : NULL;
+    bool ok = f != NULL && walk_method != NULL && locals_method != NULL && !(*env)->ExceptionCheck(env);
+    if (ok) {
+        walker = bk_new_global_ref(env, w);
+        caller_frame = bk_new_global_ref(env, f);
+        ok = walker != NULL && caller_frame != NULL;
+    }
+    (*env)->ExceptionClear(env);
+    jobject refs[] = {live, stack_walker, w, f};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (refs[i] != NULL) {
+            (*env)->DeleteLocalRef(env, refs[i]);
+        }
+    }
+    bk_alloc_quiet(false);
+    if (ok) {
+        atomic_store_explicit(&receivers_ready, true, memory_order_release);
+        jobject none = ctor_receiver(env);
+        if (none != NULL) {
+            (*env)->DeleteLocalRef(env, none);
+        }
+    } else {
+        LOG_ERROR("METHOD_ENTRY2: this JDK's stack walker of live frames was not found; constructors' receivers "
+                  "are given as NULL");
+    }
+    in_hook = 0;
+    return ok;
+}
+
 static void entry(JNIEnv *env, jint id, jobject self)
 {
     hook_method *m = hook_begin(id);
@@ -214,9 +318,8 @@ static void entry(JNIEnv *env, jint id, jobject self)
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
         jobject obj = self;
-        if (m->ctor && bk.caps_receiver) {
-            /* local variable access is the main environment's (OnLoad only) */
-            JVMTI_TRY(bk.jvmti, GetLocalInstance, NULL, 1, &obj);
+        if (m->ctor) {
+            obj = ctor_receiver(env);
         }
         receiver = obj != NULL ? seam_id_from_object(env, obj) : NULL;
         if (obj != NULL && obj != self) {
@@ -257,6 +360,38 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
         layer_method_exit(env, method);
     }
     hook_end();
+}
+
+static void JNICALL hook_step(JNIEnv *env, jclass cls, jint id, jint offset)
+{
+    if (!atomic_load_explicit(&step_on, memory_order_relaxed)) {
+        return;
+    }
+    hook_method *m = hook_begin(id);
+    if (m == NULL) {
+        return;
+    }
+    jmethodID method = method_of(m);
+    if (method != NULL) {
+        layer_single_step(env, method, offset & 0xffff);
+    }
+    hook_end();
+}
+
+unsigned char *bk_methodhooks_original_code(jmethodID method, jint *len)
+{
+    void *found = NULL;
+    if (!atomic_load_explicit(&any_rewritten, memory_order_relaxed) || !memo_get(&stepped, method, &found) ||
+        found == NULL) {
+        return NULL;
+    }
+    hook_method *m = found;
+    unsigned char *copy = malloc((size_t)m->code_len);
+    if (copy != NULL) {
+        memcpy(copy, m->code, (size_t)m->code_len);
+        *len = m->code_len;
+    }
+    return copy;
 }
 
 /* ---- the rewriting ------------------------------------------------------------ */
@@ -387,6 +522,36 @@ static void refused(const char *name, const unsigned char *data, jint len, const
     LOG_DEBUG("method events: class %s left as it is (%s)", name, why);
 }
 
+/* Said once as a warning (the JDK has such methods: every run would say
+ * the same lines), the others at log=info. */
+static void unstepped(void *ctx, const char *name, const char *desc, const char *why)
+{
+    static _Atomic bool said;
+    if (!atomic_exchange(&said, true)) {
+        LOG_WARN("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s (log=info names any other such "
+                 "method)",
+                 (const char *)ctx, name, desc, why);
+    } else {
+        LOG_INFO("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s", (const char *)ctx, name, desc,
+                 why);
+    }
+}
+
+static void keep_original_code(const classfile *cf, uint32_t first)
+{
+    for (uint16_t i = 0; i < cf->method_count; i++) {
+        const classfile_member *mb = &cf->methods[i];
+        for (uint16_t k = 0; k < mb->attr_count; k++) {
+            const classfile_code *c = mb->attrs[k].code;
+            hook_method *m = c != NULL ? id_slot((jint)(first + i)) : NULL;
+            if (m != NULL && c->code_length > 0 && (m->code = malloc(c->code_length)) != NULL) {
+                memcpy(m->code, c->code, c->code_length);
+                m->code_len = (jint)c->code_length;
+            }
+        }
+    }
+}
+
 static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined, jobject loader,
                                             const char *name, jobject domain, jint len, const unsigned char *data,
                                             jint *new_len, unsigned char **new_data)
@@ -417,8 +582,20 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     uint8_t *out = NULL;
     size_t outlen = 0;
     int changed = -1;
+    bool steps = atomic_load(&stepping);
+    if (first != 0 && steps) {
+        keep_original_code(cf, first);
+    }
     if (first != 0) {
-        inject_hooks hooks = {HOOKS_CLASS, "enter", "enterThis", "exit", first, wrap ? NATIVE_PREFIX : NULL};
+        inject_hooks hooks = {.hooks_class = HOOKS_CLASS,
+                              .enter = "enter",
+                              .enter_this = "enterThis",
+                              .exit = "exit",
+                              .step = steps ? "step" : NULL,
+                              .unstepped = unstepped,
+                              .ctx = (void *)shown,
+                              .first_id = first,
+                              .native_prefix = wrap ? NATIVE_PREFIX : NULL};
         changed = inject_class(cf, &hooks, err, sizeof err);
         if (changed > 0 && classfile_write(cf, &out, &outlen, err, sizeof err) != 0) {
             changed = -1;
@@ -450,32 +627,103 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     bk_callback_exit();
 }
 
-/* A public final class with three public static natives; nothing else. */
+/* A public final class with three public static natives, which is also a
+ * Function picking the second frame of a stack walk (the first is the
+ * hook's own): a constructor's receiver is read from its frame through
+ * that walk (ctor_receiver), which needs no JVM TI capability. */
 static size_t hooks_class_bytes(unsigned char *b)
 {
-    static const char *const utf8[] = {HOOKS_CLASS, "java/lang/Object", "enter", "(I)V", "enterThis",
-                                       "(Ljava/lang/Object;I)V", "exit"};
+    enum { UTF8 = 1, CLASS = 7, METHODREF = 10, IMETHODREF = 11, NAMETYPE = 12 };
+    static const struct {
+        unsigned char tag;
+        const char *text;
+        unsigned short a, b;
+    } pool[] = {
+        {0, NULL, 0, 0},
+        {UTF8, HOOKS_CLASS, 0, 0},                                   /* 1 */
+        {CLASS, NULL, 1, 0},                                         /* 2 */
+        {UTF8, "java/lang/Object", 0, 0},                            /* 3 */
+        {CLASS, NULL, 3, 0},                                         /* 4 */
+        {UTF8, "enter", 0, 0},                                       /* 5 */
+        {UTF8, "(I)V", 0, 0},                                        /* 6 */
+        {UTF8, "enterThis", 0, 0},                                   /* 7 */
+        {UTF8, "(Ljava/lang/Object;I)V", 0, 0},                      /* 8 */
+        {UTF8, "exit", 0, 0},                                        /* 9 */
+        {UTF8, "java/util/function/Function", 0, 0},                 /* 10 */
+        {CLASS, NULL, 10, 0},                                        /* 11 */
+        {UTF8, "<init>", 0, 0},                                      /* 12 */
+        {UTF8, "()V", 0, 0},                                         /* 13 */
+        {UTF8, "apply", 0, 0},                                       /* 14 */
+        {UTF8, "(Ljava/lang/Object;)Ljava/lang/Object;", 0, 0},      /* 15 */
+        {UTF8, "Code", 0, 0},                                        /* 16 */
+        {UTF8, "java/util/stream/Stream", 0, 0},                     /* 17 */
+        {CLASS, NULL, 17, 0},                                        /* 18 */
+        {UTF8, "skip", 0, 0},                                        /* 19 */
+        {UTF8, "(J)Ljava/util/stream/Stream;", 0, 0},                /* 20 */
+        {NAMETYPE, NULL, 19, 20},                                    /* 21 */
+        {IMETHODREF, NULL, 18, 21},                                  /* 22 */
+        {UTF8, "findFirst", 0, 0},                                   /* 23 */
+        {UTF8, "()Ljava/util/Optional;", 0, 0},                      /* 24 */
+        {NAMETYPE, NULL, 23, 24},                                    /* 25 */
+        {IMETHODREF, NULL, 18, 25},                                  /* 26 */
+        {UTF8, "java/util/Optional", 0, 0},                          /* 27 */
+        {CLASS, NULL, 27, 0},                                        /* 28 */
+        {UTF8, "orElse", 0, 0},                                      /* 29 */
+        {NAMETYPE, NULL, 29, 15},                                    /* 30 */
+        {METHODREF, NULL, 28, 30},                                   /* 31 */
+        {NAMETYPE, NULL, 12, 13},                                    /* 32 */
+        {METHODREF, NULL, 4, 32},                                    /* 33 */
+        {UTF8, "step", 0, 0},                                        /* 34 */
+        {UTF8, "(II)V", 0, 0},                                       /* 35 */
+    };
+    /* <init>: aload_0, invokespecial Object.<init>, return */
+    static const unsigned char init_code[] = {0x2a, 0xb7, 0, 33, 0xb1};
+    /* apply(s): ((Stream) s).skip(1L).findFirst().orElse(null) */
+    static const unsigned char apply_code[] = {0x2b, 0xc0, 0, 18, 0x0a, 0xb9, 0, 22, 3, 0, 0xb9, 0, 26, 1, 0,
+                                               0x01, 0xb6, 0, 31, 0xb0};
     size_t n = 0;
 #define U1(v) (b[n++] = (unsigned char)(v))
 #define U2(v) (U1((v) >> 8), U1(v))
+#define U4(v) (U2((v) >> 16), U2(v))
     U2(0xCAFE), U2(0xBABE), U2(0), U2(52);
-    U2(10); /* 1 name, 2 Class, 3 Object, 4 Class, 5..9 names and descriptors */
-    for (int i = 0; i < 7; i++) {
-        size_t len = strlen(utf8[i]);
-        U1(1), U2(len);
-        memcpy(b + n, utf8[i], len);
-        n += len;
-        if (i == 0 || i == 1) {
-            U1(7), U2(i == 0 ? 1 : 3);
+    U2(sizeof pool / sizeof pool[0]);
+    for (size_t i = 1; i < sizeof pool / sizeof pool[0]; i++) {
+        U1(pool[i].tag);
+        if (pool[i].tag == UTF8) {
+            size_t len = strlen(pool[i].text);
+            U2(len);
+            memcpy(b + n, pool[i].text, len);
+            n += len;
+        } else {
+            U2(pool[i].a);
+            if (pool[i].tag != CLASS) {
+                U2(pool[i].b);
+            }
         }
     }
-    U2(0x0031), U2(2), U2(4), U2(0), U2(0); /* public final super; this, super; no interfaces or fields */
-    U2(3);
-    static const int methods[3][2] = {{5, 6}, {7, 8}, {9, 6}};
-    for (int i = 0; i < 3; i++) {
-        U2(0x0109), U2(methods[i][0]), U2(methods[i][1]), U2(0); /* public static native */
+    U2(0x0031), U2(2), U2(4); /* public final super; this, super */
+    U2(1), U2(11);            /* implements Function */
+    U2(0);                    /* no fields */
+    U2(HOOKS_NATIVES + 2);
+    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}};
+    for (int i = 0; i < HOOKS_NATIVES; i++) {
+        U2(0x0109), U2(natives[i][0]), U2(natives[i][1]), U2(0); /* public static native */
+    }
+    static const struct {
+        int name, desc, stack, locals;
+        const unsigned char *code;
+        size_t len;
+    } coded[2] = {{12, 13, 1, 1, init_code, sizeof init_code}, {14, 15, 3, 2, apply_code, sizeof apply_code}};
+    for (int i = 0; i < 2; i++) {
+        U2(0x0001), U2(coded[i].name), U2(coded[i].desc), U2(1); /* public, one attribute */
+        U2(16), U4(12 + coded[i].len);
+        U2(coded[i].stack), U2(coded[i].locals), U4(coded[i].len);
+        memcpy(b + n, coded[i].code, coded[i].len);
+        n += coded[i].len;
+        U2(0), U2(0); /* no exception table, no attributes */
     }
     U2(0);
+#undef U4
 #undef U2
 #undef U1
     return n;
@@ -483,7 +731,7 @@ static size_t hooks_class_bytes(unsigned char *b)
 
 static bool define_hooks_class(JNIEnv *env)
 {
-    unsigned char bytes[512];
+    unsigned char bytes[1024];
     size_t len = hooks_class_bytes(bytes);
     jclass cls = (*env)->DefineClass(env, HOOKS_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
     if (cls == NULL) {
@@ -496,15 +744,19 @@ static bool define_hooks_class(JNIEnv *env)
         {"enter", "(I)V", (void *)hook_enter},
         {"enterThis", "(Ljava/lang/Object;I)V", (void *)hook_enter_this},
         {"exit", "(I)V", (void *)hook_exit},
+        {"step", "(II)V", (void *)hook_step},
     };
-    if ((*env)->RegisterNatives(env, cls, natives, 3) != 0) {
+    if ((*env)->RegisterNatives(env, cls, natives, HOOKS_NATIVES) != 0) {
         (*env)->ExceptionClear(env);
         LOG_ERROR("method events: the natives of %s could not be registered", HOOKS_CLASS);
         return false;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < HOOKS_NATIVES; i++) {
         atomic_store(&hooks_methods[i], (*env)->GetStaticMethodID(env, cls, natives[i].name, natives[i].signature));
     }
+    atomic_store(&hooks_methods[HOOKS_NATIVES], (*env)->GetMethodID(env, cls, "<init>", "()V"));
+    atomic_store(&hooks_methods[HOOKS_NATIVES + 1],
+                 (*env)->GetMethodID(env, cls, "apply", "(Ljava/lang/Object;)Ljava/lang/Object;"));
     hooks_class = bk_new_global_ref(env, cls);
     (*env)->DeleteLocalRef(env, cls);
     platform_loader = find_platform_loader(env);
@@ -601,19 +853,26 @@ bool bk_methodhooks_set(seam_source source, bool on)
         atomic_store(&exit_on, on);
     } else if (source == SEAM_SRC_METHOD_RECEIVER) {
         atomic_store(&receiver_on, on);
+    } else if (source == SEAM_SRC_SINGLE_STEP) {
+        atomic_store(&step_on, on);
     }
-    bool want = atomic_load(&entry_on) || atomic_load(&exit_on);
+    bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
+    bool steps = atomic_load(&step_on);
     JNIEnv *env = seam_current_env();
-    if (want != atomic_load(&rewriting) && env != NULL) {
+    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
         if (want && hooks_env == NULL) {
             ok = make_env() && define_hooks_class(env);
         }
         if (ok) {
             atomic_store(&rewriting, want);
+            atomic_store(&stepping, steps);
             if (want || atomic_load(&any_rewritten)) {
                 retransform_loaded(env);
             }
         }
+    }
+    if (ok && env != NULL && atomic_load(&receiver_on) && hooks_class != NULL) {
+        prepare_receivers(env);
     }
     pthread_mutex_unlock(&switch_lock);
     return ok;
@@ -668,7 +927,7 @@ jmethodID bk_methodhooks_current(jmethodID method)
 
 bool bk_methodhooks_is_hooks_method(jmethodID method)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < HOOKS_METHODS; i++) {
         if (method == atomic_load_explicit(&hooks_methods[i], memory_order_relaxed) && method != NULL) {
             return true;
         }

@@ -5,9 +5,12 @@
  * they need.
  *
  * Capabilities: HotSpot (17 and 25) grants method entry/exit, single step
- * and local variable access only in the OnLoad phase, and -Xrun agents run
- * JVM_OnLoad after the OnLoad phase (in the start phase), so those four are taken up front
- * (bk_methods_onload_caps).  Compiled method events and bytecodes are
+ * and local variable access only in the OnLoad phase, and holding them
+ * slows compiled code for the whole run.  By default none is taken: the
+ * class rewriter (methodhooks.c) gives method entry and exit, receivers
+ * and instruction steps without them.  With methods=jvmti they are taken
+ * in the OnLoad phase for what the agent enabled there, or all for an -Xrun
+ * agent (bk_methods_onload_caps).  Compiled method events and bytecodes are
  * granted in the live phase too: they are added when first needed.
  */
 #include <stdlib.h>
@@ -28,8 +31,8 @@ void bk_methods_onload_caps(jvmtiCapabilities *caps, const seam_caps_wanted *w)
     caps->can_generate_method_entry_events = w->methods;
     caps->can_generate_method_exit_events = w->methods;
     caps->can_generate_single_step_events = w->instructions;
-    /* Only for METHOD_ENTRY2's receiver (GetLocalInstance): all of them
-     * with JVM TI's events, constructors' with the rewriter. */
+    /* Only for METHOD_ENTRY2's receiver with JVM TI's events
+     * (GetLocalInstance); the rewriter needs none of the four. */
     caps->can_access_local_variables = w->receiver;
 }
 
@@ -47,13 +50,21 @@ bool bk_methods_source_set(seam_source source, bool on)
 {
     bool rewrite = !layer_methods_by_jvmti();
     bool method = source == SEAM_SRC_METHOD_ENTRY || source == SEAM_SRC_METHOD_EXIT;
-    if (on && ((method && !rewrite && !bk.caps_methods) || (source == SEAM_SRC_SINGLE_STEP && !bk.caps_steps))) {
+    bool step = source == SEAM_SRC_SINGLE_STEP;
+    if (on && !rewrite && ((method && !bk.caps_methods) || (step && !bk.caps_steps))) {
         bk_caps_missing(source == SEAM_SRC_SINGLE_STEP ? "INSTRUCTION_START" : "METHOD_ENTRY/ENTRY2/EXIT");
         return false;
     }
-    if (on && source == SEAM_SRC_METHOD_RECEIVER && !bk.caps_receiver) {
+    if (on && !rewrite && source == SEAM_SRC_METHOD_RECEIVER && !bk.caps_receiver) {
         bk_caps_missing("METHOD_ENTRY2");
         return false;
+    }
+    if (rewrite && step) {
+        bool ok = bk_methodhooks_set(source, on);
+        if (ok) {
+            layer_single_step_switched(on);
+        }
+        return ok;
     }
     if (rewrite && (method || source == SEAM_SRC_METHOD_RECEIVER)) {
         return bk_methodhooks_set(source, on);
@@ -133,7 +144,10 @@ void JNICALL bk_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 unsigned char *seam_method_bytecodes(jmethodID method, jint *len)
 {
     jint n = 0;
-    unsigned char *code = NULL;
+    unsigned char *code = bk_methodhooks_original_code(method, len);
+    if (code != NULL) {
+        return code; /* the VM's is the rewritten code */
+    }
     *len = 0;
     if (!add_live_caps(false, true) || !JVMTI_OK(JVMTI_TRY(bk.jvmti, GetBytecodes, method, &n, &code))) {
         return NULL;

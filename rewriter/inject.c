@@ -54,6 +54,9 @@ enum {
 #define CALL_LEN 10u
 /* a handler: the exit call, then athrow */
 #define HANDLER_LEN (CALL_LEN + 1u)
+/* an instruction's hook: the call's first three, then sipush <its offset>;
+ * invokestatic <step> (offsets over 32767 pass as negative shorts) */
+#define STEP_LEN 13u
 
 
 typedef struct {
@@ -67,6 +70,7 @@ typedef struct {
     uint32_t *size;     /* n: its new length */
     uint8_t *wide;      /* n: a goto or jsr that became goto_w or jsr_w */
     uint32_t entry_len; /* the entry call, before instruction 0 */
+    uint32_t step_len;  /* STEP_LEN before every instruction, or 0 */
     /* A constructor's call of its super or this constructor (-1: none, every
      * instruction has an initialized receiver or none).  The code before it
      * has a handler of its own, whose frame holds uninitializedThis; the call
@@ -75,7 +79,7 @@ typedef struct {
 } plan;
 
 typedef struct {
-    uint16_t enter, enter_this, exit, throwable, stack_map_name;
+    uint16_t enter, enter_this, exit, step, throwable, stack_map_name;
     uint16_t first_id; /* the Integer of the class's first method number */
 } pool_refs;
 
@@ -118,13 +122,15 @@ static void plan_free(plan *pl)
  * instruction): what is put before it comes first. */
 static uint32_t target_of(const plan *pl, uint32_t old) { return pl->pre[pl->index_of[old]]; }
 
-static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, char *err, size_t errlen)
+static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, bool steps, char *err,
+                      size_t errlen)
 {
     memset(pl, 0, sizeof *pl);
     pl->this_init = -1;
     pl->code = code;
     pl->len = len;
     pl->entry_len = CALL_LEN + (with_this ? 1 : 0);
+    pl->step_len = steps ? STEP_LEN : 0;
     int n = bytecode_walk(code, len, NULL, 0, err, errlen);
     if (n <= 0)
         return false;
@@ -191,6 +197,7 @@ static bool plan_layout(plan *pl, char *err, size_t errlen)
         uint32_t pos = pl->entry_len;
         for (uint32_t i = 0; i < pl->n; i++) {
             pl->pre[i] = pos;
+            pos += pl->step_len;
             if (bytecode_is_return(pl->code[pl->old_pc[i]]))
                 pos += CALL_LEN;
             pl->at[i] = pos;
@@ -235,6 +242,17 @@ static uint8_t *emit_call(uint8_t *p, const pool_refs *refs, uint16_t index, uin
     p[7] = OP_INVOKESTATIC;
     wr_u2(p + 8, hook);
     return p + CALL_LEN;
+}
+
+static uint8_t *emit_step(uint8_t *p, const pool_refs *refs, uint16_t index, uint32_t offset)
+{
+    p = emit_call(p, refs, index, refs->step);
+    p -= 3; /* the invokestatic moves after the offset */
+    p[0] = OP_SIPUSH;
+    wr_u2(p + 1, offset);
+    p[3] = OP_INVOKESTATIC;
+    wr_u2(p + 4, refs->step);
+    return p + 6;
 }
 
 static uint32_t rel32(const plan *pl, uint32_t i, uint32_t old_from, int32_t old_rel)
@@ -296,8 +314,11 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
         *p++ = OP_ALOAD_0;
     emit_call(p, refs, index, with_this ? refs->enter_this : refs->enter);
     for (uint32_t i = 0; i < pl->n; i++) {
-        if (pl->at[i] != pl->pre[i])
-            emit_call(out + pl->pre[i], refs, index, refs->exit);
+        p = out + pl->pre[i];
+        if (pl->step_len > 0)
+            p = emit_step(p, refs, index, pl->old_pc[i]);
+        if (p != out + pl->at[i])
+            emit_call(p, refs, index, refs->exit);
         emit_insn(pl, i, out);
     }
     for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
@@ -549,16 +570,20 @@ static bool find_this_init(const classfile *cf, plan *pl, char *err, size_t errl
     return true;
 }
 
-static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, const pool_refs *refs, char *err,
-                          size_t errlen)
+/* *too_big: refused only because the code grew too much (steps may be
+ * dropped and the method tried again); cf is then untouched. */
+static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, const pool_refs *refs, bool steps,
+                          bool *too_big, char *err, size_t errlen)
 {
     classfile_code *c = code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool with_this = !(m->access_flags & ACC_STATIC) && name != NULL && strcmp(name, "<init>") != 0;
     plan pl;
     bool ctor = name != NULL && strcmp(name, "<init>") == 0 && cf->super_class != 0;
-    bool ok = plan_init(&pl, c->code, c->code_length, with_this, err, errlen) &&
-              (!ctor || find_this_init(cf, &pl, err, errlen)) && plan_layout(&pl, err, errlen);
+    bool ok = plan_init(&pl, c->code, c->code_length, with_this, steps, err, errlen) &&
+              (!ctor || find_this_init(cf, &pl, err, errlen));
+    *too_big = ok && !plan_layout(&pl, err, errlen);
+    ok = ok && !*too_big;
     uint32_t len = 0;
     uint8_t *code = ok ? emit_code(&pl, with_this, index, refs, &len) : NULL;
     if (ok && code == NULL)
@@ -584,10 +609,12 @@ static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
     refs->enter = classfile_cp_add_methodref(cf, h->hooks_class, h->enter, "(I)V");
     refs->enter_this = classfile_cp_add_methodref(cf, h->hooks_class, h->enter_this, "(Ljava/lang/Object;I)V");
     refs->exit = classfile_cp_add_methodref(cf, h->hooks_class, h->exit, "(I)V");
+    refs->step = h->step != NULL ? classfile_cp_add_methodref(cf, h->hooks_class, h->step, "(II)V") : 0;
     refs->throwable = classfile_cp_add_class(cf, "java/lang/Throwable");
     refs->stack_map_name = classfile_cp_add_utf8(cf, "StackMapTable");
     refs->first_id = classfile_cp_add_integer(cf, h->first_id);
-    return refs->enter && refs->enter_this && refs->exit && refs->throwable && refs->stack_map_name && refs->first_id;
+    return refs->enter && refs->enter_this && refs->exit && (refs->step || h->step == NULL) && refs->throwable &&
+           refs->stack_map_name && refs->first_id;
 }
 
 /* ---- native methods ----------------------------------------------------------- */
@@ -812,9 +839,15 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
         char why[200] = "";
-        if (!inject_method(cf, m, i, &refs, why, sizeof why)) {
-            const char *name = classfile_utf8(cf, m->name_index);
-            const char *desc = classfile_utf8(cf, m->descriptor_index);
+        const char *name = classfile_utf8(cf, m->name_index);
+        const char *desc = classfile_utf8(cf, m->descriptor_index);
+        bool too_big = false, ok = inject_method(cf, m, i, &refs, hooks->step != NULL, &too_big, why, sizeof why);
+        if (!ok && too_big && hooks->step != NULL) {
+            if (hooks->unstepped != NULL)
+                hooks->unstepped(hooks->ctx, name ? name : "?", desc ? desc : "", why);
+            ok = inject_method(cf, m, i, &refs, false, &too_big, why, sizeof why);
+        }
+        if (!ok) {
             errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);
             return -1;
         }

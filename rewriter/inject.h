@@ -11,6 +11,8 @@
  *   enter(int)              static methods, constructors, class initializers
  *   enter_this(Object, int) other instance methods, with their receiver
  *   exit(int)               before each return, and in the handler
+ *   step(int, int)          with instruction hooks, before each instruction,
+ *                           with its offset in the original code
  * A constructor's receiver is not initialized until it calls its super
  * constructor, so no verifiable code can pass it at entry; whoever needs it
  * finds it in the frame.
@@ -41,6 +43,14 @@ typedef struct {
     const char *enter;       /* (I)V */
     const char *enter_this;  /* (Ljava/lang/Object;I)V */
     const char *exit;        /* (I)V */
+    /* (II)V, called before each instruction with the method's number and
+     * the instruction's offset in the original code (as a short: offsets
+     * over 32767 arrive negative), after the entry call and before the exit
+     * call; NULL: no instruction hooks.  A method whose code would grow too
+     * big with them gets the method hooks alone, and unstepped says which. */
+    const char *step;
+    void (*unstepped)(void *ctx, const char *name, const char *desc, const char *why);
+    void *ctx;
     uint32_t first_id;
     /* NULL: native methods are left alone.  Otherwise each native method is
      * renamed with this prefix (made private) and a method of its own name,

@@ -6,10 +6,12 @@
  *
  * Options: out=FILE, classes=PREFIX[|PREFIX...] (class names as CLASS_LOAD
  * gives them, with '.' or '/'), entry=plain (METHOD_ENTRY instead of
- * METHOD_ENTRY2: no receiver IDs to make; the receiver column is then 0).
+ * METHOD_ENTRY2: no receiver IDs to make; the receiver column is then 0),
+ * steps=y (INSTRUCTION_START too).
  * Lines:
  *   <thread name> E <class>.<method><signature> <0|1: obj_id given>
  *   <thread name> X <class>.<method><signature>
+ *   <thread name> I <class>.<method><signature> <offset> <the union's three ints>
  * Trusts the spec: an event's thread must have had its THREAD_START, and
  * an event's method must be in a CLASS_LOAD that came before (for methods
  * of chosen classes, whose names it keeps); otherwise it aborts.
@@ -64,6 +66,15 @@ static const char *thread_name(JNIEnv *env)
     abort();
 }
 
+/* The branch details as three ints (is_true, a switch's fields): whatever
+ * the union holds, both sources must give the same. */
+static void step_line(JVMPI_Event *ev, const char *m)
+{
+    c_log("%s I %s %d %d %d %d", thread_name(ev->env_id), m, (int)ev->u.instruction.offset,
+          (int)ev->u.instruction.u.tableswitch_info.key, (int)ev->u.instruction.u.tableswitch_info.low,
+          (int)ev->u.instruction.u.tableswitch_info.hi);
+}
+
 static void notify(JVMPI_Event *ev)
 {
     c_pi->RawMonitorEnter(lock);
@@ -109,6 +120,12 @@ static void notify(JVMPI_Event *ev)
             c_log("%s X %s", thread_name(ev->env_id), m);
         break;
     }
+    case JVMPI_EVENT_INSTRUCTION_START: {
+        const char *m = method_name(ev->u.instruction.method_id);
+        if (m != NULL)
+            step_line(ev, m);
+        break;
+    }
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         c_log("h_trace: %d methods of chosen classes, %d threads", n_methods, n_threads);
         break;
@@ -152,6 +169,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     else
         c_enable(JVMPI_EVENT_METHOD_ENTRY2, "METHOD_ENTRY2");
     free(entry);
+    char *steps = c_opt(options, "steps");
+    if (steps != NULL && c_streq(steps, "y"))
+        c_enable(JVMPI_EVENT_INSTRUCTION_START, "INSTRUCTION_START");
+    free(steps);
     c_enable(JVMPI_EVENT_METHOD_EXIT, "METHOD_EXIT");
     c_enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
     return JNI_OK;

@@ -18,7 +18,8 @@
 #include "classfile.h"
 #include "inject.h"
 
-static const inject_hooks hooks = {"test/Hooks", "enter", "enterThis", "exit", 100, NULL};
+static const inject_hooks hooks = {
+    .hooks_class = "test/Hooks", .enter = "enter", .enter_this = "enterThis", .exit = "exit", .first_id = 100};
 
 static uint16_t u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 
@@ -143,6 +144,87 @@ START_TEST(test_every_test_class)
 }
 END_TEST
 
+/* With instruction hooks: before every original instruction, in order, a
+ * call of step with the method's number and the instruction's original
+ * offset; then the instruction itself (a goto or jsr maybe widened), or the
+ * exit call and the return. */
+static int unstepped_count;
+static void count_unstepped(void *ctx, const char *name, const char *desc, const char *why) { unstepped_count++; }
+
+static void check_steps(const classfile *cf, uint16_t index, const uint8_t *orig, uint32_t orig_len)
+{
+    const classfile_code *c = code_of(&cf->methods[index]);
+    int n = bytecode_walk(orig, orig_len, NULL, 0, NULL, 0);
+    int m = bytecode_walk(c->code, c->code_length, NULL, 0, NULL, 0);
+    ck_assert_int_gt(n, 0);
+    uint32_t *old = malloc(sizeof *old * (size_t)n), *now = malloc(sizeof *now * (size_t)m);
+    bytecode_walk(orig, orig_len, old, (uint32_t)n, NULL, 0);
+    bytecode_walk(c->code, c->code_length, now, (uint32_t)m, NULL, 0);
+    int k = 0;
+    for (int i = 0; i + 4 < m; i++) {
+        const uint8_t *p = c->code + now[i];
+        if (p[0] != 0x13 || c->code[now[i + 1]] != 0x11 || c->code[now[i + 2]] != 0x60 ||
+            c->code[now[i + 3]] != 0x11 || c->code[now[i + 4]] != 0xb8)
+            continue;
+        const classfile_cp_entry *ref = &cf->cp[u2(c->code + now[i + 4] + 1)];
+        ck_assert_str_eq(classfile_utf8(cf, cf->cp[ref->ref2].ref1), "step");
+        ck_assert_uint_eq(hooks.first_id + (uint32_t)(int16_t)u2(c->code + now[i + 1] + 1), hooks.first_id + index);
+        ck_assert_int_lt(k, n);
+        ck_assert_uint_eq(u2(c->code + now[i + 3] + 1), old[k]);
+        int next = i + 5;
+        uint32_t id;
+        if (bytecode_is_return(orig[old[k]])) {
+            ck_assert_str_eq(call_at(cf, c->code, now[next], &id), "exit");
+            next += CALL_INSNS;
+        }
+        uint8_t was = orig[old[k]], is = c->code[now[next]];
+        ck_assert_msg(is == was || (was == 0xa7 && is == 0xc8) || (was == 0xa8 && is == 0xc9),
+                      "method %u: offset %u was opcode %u, now %u", index, old[k], was, is);
+        k++;
+    }
+    ck_assert_int_eq(k, n);
+    free(old);
+    free(now);
+}
+
+START_TEST(test_instruction_hooks)
+{
+    path_list l = test_classes();
+    inject_hooks stepping = hooks;
+    stepping.step = "step";
+    stepping.unstepped = count_unstepped;
+    int methods = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        size_t len;
+        uint8_t *data = read_file(l.paths[i], &len);
+        char err[300] = "";
+        classfile *cf = parse_ok(data, len, l.paths[i]);
+        classfile *orig = parse_ok(data, len, l.paths[i]);
+        unstepped_count = 0;
+        ck_assert_msg(inject_class(cf, &stepping, err, sizeof err) >= 0, "%s refused: %s", l.paths[i], err);
+        ck_assert_int_eq(unstepped_count, 0);
+        uint8_t *out;
+        size_t outlen;
+        ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", l.paths[i], err);
+        classfile *back = parse_ok(out, outlen, l.paths[i]);
+        for (uint16_t m = 0; m < orig->method_count; m++) {
+            const classfile_code *c = code_of(&orig->methods[m]);
+            if (c != NULL) {
+                check_steps(back, m, c->code, c->code_length);
+                methods++;
+            }
+        }
+        classfile_free(back);
+        classfile_free(orig);
+        free(out);
+        classfile_free(cf);
+        free(data);
+    }
+    ck_assert_int_ge(methods, 200);
+    free_list(&l);
+}
+END_TEST
+
 /* A Code attribute the rewriter knows no offsets of: the class is refused
  * with a reason naming the method and the attribute. */
 START_TEST(test_unknown_code_attribute_refused)
@@ -179,6 +261,7 @@ static Suite *inject_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_every_test_class);
     tcase_add_test(tc, test_unknown_code_attribute_refused);
+    tcase_add_test(tc, test_instruction_hooks);
     suite_add_tcase(s, tc);
     return s;
 }
