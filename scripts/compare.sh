@@ -1,0 +1,191 @@
+#!/bin/bash
+# compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] -- <java command...>
+#
+# Runs a Java command once with a legacy JVMPI agent through the layer AND a
+# JFR recording (default settings, allocation and execution sampling raised),
+# takes a class histogram (jcmd GC.class_histogram) of the heap at the end,
+# and writes a report that sets what the agent was told beside what JFR and
+# the histogram saw: text on the terminal, an HTML page with charts in the
+# output directory.  See docs/compare.md.
+#
+#   --agent        the legacy agent and its options, as after libjvmpi.so=
+#                  (default: hprof:heap=sites,cpu=samples, the HPROF work-alike)
+#   --out          where the files go (default: ./jvmpi-compare)
+#   --cpu-samples  the agent's CPU samples, in HPROF's text format, when the
+#                  agent is not the HPROF work-alike
+#
+# The command is `java ...`, or another JDK launcher (`javac ...`), whose
+# options then get -J in front.  Environment: JVMPI_LAYER=<libjvmpi.so> uses
+# that layer (and the agents beside it) instead of building; BUILD_DIR as for
+# scripts/build.sh.  Exits 0 once the report is written, whatever the
+# command's own exit code (the report gives it); 2 on a usage error, 1 when
+# no report could be made.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+die() { echo "compare: $*" >&2; exit 1; }
+usage() {
+  echo "compare: $*" >&2
+  echo "usage: scripts/compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] -- java <args...>" >&2
+  exit 2
+}
+
+agent_spec="hprof:heap=sites,cpu=samples"
+out="$PWD/jvmpi-compare"
+cpu_file=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --agent) [ $# -ge 2 ] || usage "--agent needs a value"; agent_spec=$2; shift 2 ;;
+    --agent=*) agent_spec=${1#--agent=}; shift ;;
+    --out) [ $# -ge 2 ] || usage "--out needs a directory"; out=$2; shift 2 ;;
+    --out=*) out=${1#--out=}; shift ;;
+    --cpu-samples) [ $# -ge 2 ] || usage "--cpu-samples needs a file"; cpu_file=$2; shift 2 ;;
+    --cpu-samples=*) cpu_file=${1#--cpu-samples=}; shift ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage "unknown option '$1' (the Java command goes after --)" ;;
+  esac
+done
+[ $# -gt 0 ] || usage "no command after --"
+cmd=("$@")
+[ -n "$agent_spec" ] && [ "${agent_spec:0:1}" != ":" ] || usage "--agent '$agent_spec': no agent name before ':'"
+
+mkdir -p "$out" || die "cannot create the output directory $out"
+out=$(cd "$out" && pwd)
+case $out in
+  *,*|*:*) die "the output directory's path $out holds a ',' or ':', which the JVM's options cannot carry" ;;
+esac
+ledger=$out/ledger.tsv
+rm -f "$ledger" "$ledger.done" "$out/recording.jfr" "$out"/histogram.* "$out/agent.hprof.txt" \
+  "$out/report.txt" "$out/report.html"
+
+# ---- the layer and the agent -------------------------------------------------
+if [ -n "${JVMPI_LAYER:-}" ]; then
+  layer=$JVMPI_LAYER
+else
+  build=${BUILD_DIR:-$ROOT/build}
+  echo "compare: building the layer and its agents into $build (log: $out/build.log)"
+  if ! BUILD_DIR=$build bash "$ROOT/scripts/build.sh" >"$out/build.log" 2>&1; then
+    tail -15 "$out/build.log" >&2
+    die "the build failed (see $out/build.log; scripts/setup.sh installs what it needs)"
+  fi
+  layer=$build/lib/libjvmpi.so
+fi
+[ -f "$layer" ] || die "no layer at $layer"
+layer=$(readlink -f "$layer")
+
+agent=${agent_spec%%:*}
+agent_opts=
+[[ $agent_spec == *:* ]] && agent_opts=${agent_spec#*:}
+
+# Where the agent's CPU samples are, or why there are none.
+cpu_missing=
+if [ -n "$cpu_file" ]; then
+  cpu_file=$(readlink -f "$cpu_file")
+elif [ "$agent" = hprof ] || [ "$(basename "$agent")" = libhprof.so ]; then
+  IFS=, read -ra parts <<<"$agent_opts"
+  given_file= binary= net= samples=
+  for p in "${parts[@]}"; do
+    case $p in
+      file=*) given_file=${p#file=} ;;
+      format=b) binary=1 ;;
+      format=a) binary= ;;
+      net=*) net=1 ;;
+      cpu=samples) samples=1 ;;
+      cpu=*) samples= ;;
+    esac
+  done
+  if [ -z "$given_file" ]; then
+    agent_opts=${agent_opts:+$agent_opts,}file=$out/agent.hprof.txt
+    cpu_file=$out/agent.hprof.txt
+  else
+    cpu_file=$(readlink -f "$given_file")
+  fi
+  agent_spec=$agent:$agent_opts
+  if [ -n "$net" ]; then
+    cpu_missing="the agent sends its profile over the network (net=), not to a file"
+  elif [ -n "$binary" ]; then
+    cpu_missing="the agent writes HPROF's binary format (format=b); the report reads the text format"
+  elif [ -z "$samples" ]; then
+    cpu_missing="the agent was not asked for CPU samples (add cpu=samples to its options)"
+  fi
+else
+  cpu_missing="the agent '$agent' writes no CPU samples the report can read (the HPROF work-alike's cpu=samples does; --cpu-samples <file> names another agent's, in HPROF's text format)"
+fi
+
+# ---- the JDK that runs the command -------------------------------------------
+prog=$(command -v -- "${cmd[0]}") || die "cannot find the command '${cmd[0]}'"
+real=$(readlink -f -- "$prog")
+jdk=$(dirname "$(dirname "$real")")
+if [ ! -x "$jdk/bin/java" ]; then
+  [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] ||
+    die "cannot tell which JDK '${cmd[0]}' runs ($real is not in a JDK's bin directory): set JAVA_HOME"
+  jdk=$JAVA_HOME
+fi
+jfr_missing=
+if [ -f "$jdk/release" ] && ! grep -q '^MODULES=.*[" ]jdk\.jfr[" ]' "$jdk/release"; then
+  jfr_missing="the JDK at $jdk has no JFR: its runtime image lacks the jdk.jfr module"
+elif [ ! -x "$jdk/bin/jfr" ]; then
+  jfr_missing="the JDK at $jdk has no jfr tool to read a recording with"
+fi
+jcmd=$jdk/bin/jcmd
+histogram_missing=
+[ -x "$jcmd" ] || histogram_missing="the JDK at $jdk has no jcmd"
+
+# ---- the run -------------------------------------------------------------------
+jvm_opts=("-agentpath:$layer=$agent_spec")
+if [ -z "$jfr_missing" ]; then
+  jvm_opts+=("-XX:StartFlightRecording:filename=$out/recording.jfr,dumponexit=true,settings=default,allocation-profiling=high,method-profiling=high,jdk.ClassLoadingStatistics#period=endChunk,jdk.JavaThreadStatistics#period=endChunk"
+    "-Xlog:jfr+startup=error")
+fi
+run=("${cmd[0]}")
+if [ "$(basename "$real")" = java ]; then
+  run+=("${jvm_opts[@]}")
+else
+  for o in "${jvm_opts[@]}"; do run+=("-J$o"); done
+fi
+run+=("${cmd[@]:1}")
+
+# At VM death the layer writes the ledger and waits (ledgerhold) for
+# <ledger>.done: meanwhile the histogram is taken of the heap the ledger counted.
+take_histogram() {
+  while [ "$(tail -n 1 "$ledger" 2>/dev/null)" != end ]; do
+    sleep 0.2
+  done
+  if [ -z "$histogram_missing" ]; then
+    local pid
+    pid=$(awk -F'\t' '$1 == "pid" { print $2 }' "$ledger")
+    timeout 100 "$jcmd" "$pid" GC.class_histogram >"$out/histogram.txt" 2>"$out/histogram.err"
+    echo $? >"$out/histogram.rc"
+  fi
+  : >"$ledger.done"
+}
+take_histogram &
+watcher=$!
+
+echo "compare: running ${cmd[*]}"
+echo "compare: with $agent_spec through the layer, JFR ${jfr_missing:+off ($jfr_missing)}${jfr_missing:-recording}"
+JVMPI_LAYER_OPTIONS="${JVMPI_LAYER_OPTIONS:+$JVMPI_LAYER_OPTIONS,}ledger=$ledger,ledgerhold=120" "${run[@]}"
+rc=$?
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
+echo "compare: the command exited with code $rc"
+
+if [ -z "$histogram_missing" ]; then
+  if [ ! -f "$out/histogram.rc" ]; then
+    histogram_missing="no histogram was taken: the JVM ended without VM death"
+  elif [ "$(cat "$out/histogram.rc")" != 0 ]; then
+    histogram_missing="jcmd GC.class_histogram failed: $(head -c 300 "$out/histogram.err" "$out/histogram.txt" 2>/dev/null | grep -v '^==>' | tr '\n' ' ')"
+  fi
+fi
+
+report=(python3 "$ROOT/scripts/compare_report.py" --out "$out" --command "${cmd[*]}" --exit-code "$rc"
+  --agent "$agent_spec" --jdk "$jdk")
+[ -n "$jfr_missing" ] && report+=(--jfr-missing "$jfr_missing")
+[ -n "$histogram_missing" ] && report+=(--histogram-missing "$histogram_missing")
+if [ -n "$cpu_missing" ]; then
+  report+=(--cpu-missing "$cpu_missing")
+else
+  report+=(--cpu-samples "$cpu_file")
+fi
+"${report[@]}" || die "the report could not be written"
