@@ -64,15 +64,15 @@ static bool any_enabled(const jint *events, int n)
 seam_caps_wanted layer_capabilities_wanted(void)
 {
     static const jint methods[] = {JVMPI_EVENT_METHOD_ENTRY, JVMPI_EVENT_METHOD_ENTRY2, JVMPI_EVENT_METHOD_EXIT};
-    static const jint monitors[] = {JVMPI_EVENT_MONITOR_CONTENDED_ENTER, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED,
-                                    JVMPI_EVENT_MONITOR_CONTENDED_EXIT, JVMPI_EVENT_MONITOR_WAIT,
-                                    JVMPI_EVENT_MONITOR_WAITED};
     bool all = caps_all || !agent_named;
     seam_caps_wanted w;
     w.methods = methods_jvmti && (all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0])));
     w.instructions = methods_jvmti && (all || events_enabled(JVMPI_EVENT_INSTRUCTION_START));
     w.receiver = methods_jvmti && (all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2));
-    w.monitors = all || any_enabled(monitors, (int)(sizeof monitors / sizeof monitors[0]));
+    /* Held by every run: on JDK 17 and later they only mark compiled code's
+     * debug information (for the VM's escape barriers), and MONITOR_DUMP
+     * may be asked for at any time. */
+    w.monitors = true;
     return w;
 }
 

@@ -448,17 +448,19 @@ void layer_data_reset_request(void);
  * Returns JNI_OK, or JNI_ERR after printing one line saying why. */
 jint layer_onload(JavaVM *vm, const char *options);
 
-/* Which costly JVM TI capabilities to take; asked once the agent's
+/* Which OnLoad-only JVM TI capabilities to take; asked once the agent's
  * JVM_OnLoad has returned, still in the OnLoad phase (the only phase
- * HotSpot grants them in).  Holding them slows the JIT's code even with no
- * event on, so by default they are taken only for the event families the
- * agent enabled in JVM_OnLoad, or all when that cannot be known (an -Xrun
- * agent loads later) or JVMPI_LAYER_OPTIONS has caps=all. */
+ * HotSpot grants them in).  Method entry/exit, single stepping and local
+ * variable access slow compiled code even with no event on; the class
+ * rewriter needs none of them, so they are taken only with methods=jvmti:
+ * for the event families the agent enabled in JVM_OnLoad, or all when that
+ * cannot be known (an -Xrun agent loads later) or with caps=all.  The
+ * monitor information ones cost nothing to hold and are always taken. */
 typedef struct seam_caps_wanted {
     bool methods;      /* METHOD_ENTRY/ENTRY2/EXIT by JVM TI's events (methods=jvmti) */
     bool instructions; /* INSTRUCTION_START: single stepping */
     bool receiver;     /* METHOD_ENTRY2's receiver: local variable access */
-    bool monitors;   /* MONITOR_DUMP and the Java monitor events */
+    bool monitors;     /* MONITOR_DUMP: always */
 } seam_caps_wanted;
 seam_caps_wanted layer_capabilities_wanted(void);
 /* False with JVMPI_LAYER_OPTIONS=classcache=off: every allocation then asks

@@ -6,8 +6,7 @@
 # reader and checks the records, the traces and the thread statuses.
 . "$(dirname "$0")/lib.sh"
 # The agent requests MONITOR_DUMP without enabling a monitor event in JVM_OnLoad:
-# the capabilities the dump needs exist only at start-up, so the layer must take them all.
-export JVMPI_LAYER_OPTIONS=caps=all
+# the layer holds what the dump needs from start-up on, for every agent.
 
 lib="$AGENTS_DIR/libd_mon_dump.so"
 [ -f "$lib" ] || fail "libd_mon_dump.so not built"
