@@ -102,19 +102,14 @@ static const char *primitive_name(char code)
     }
 }
 
-static const char *jvmpi_type_name(jint type)
+/* The descriptor letter of a JVMPI primitive type (JVMPI_INT: 'I'), 0 for others. */
+static char type_code(jint type)
 {
-    switch (type) {
-    case JVMPI_BOOLEAN: return "boolean";
-    case JVMPI_BYTE: return "byte";
-    case JVMPI_CHAR: return "char";
-    case JVMPI_SHORT: return "short";
-    case JVMPI_INT: return "int";
-    case JVMPI_LONG: return "long";
-    case JVMPI_FLOAT: return "float";
-    case JVMPI_DOUBLE: return "double";
-    default: return NULL;
-    }
+    static const char codes[] = {
+        [JVMPI_BOOLEAN] = 'Z', [JVMPI_CHAR] = 'C', [JVMPI_FLOAT] = 'F', [JVMPI_DOUBLE] = 'D',
+        [JVMPI_BYTE] = 'B',    [JVMPI_SHORT] = 'S', [JVMPI_INT] = 'I',   [JVMPI_LONG] = 'J',
+    };
+    return type >= 0 && (size_t)type < sizeof codes ? codes[type] : 0;
 }
 
 /* A class name as CLASS_LOAD gives it ("[I", "[Ljava.lang.String;",
@@ -168,8 +163,9 @@ static char *key_name(const class_key *k)
         s = class_id_name(seam_id_from_tag(k->cls), 0);
     } else if (k->kind == JVMPI_CLASS) {
         s = class_id_name(seam_id_from_tag(k->cls), 1);
-    } else if (jvmpi_type_name(k->kind) != NULL) {
-        s = java_name(jvmpi_type_name(k->kind), 1);
+    } else if (type_code(k->kind) != 0) {
+        char array[3] = {'[', type_code(k->kind), '\0'};
+        s = java_name(array, 0);
     }
     return s != NULL ? s : strdup(unknown_class);
 }

@@ -199,10 +199,11 @@ START_TEST(test_counts)
         blobs[i] = allocate(blob_tag, BLOB, JVMPI_NORMAL_OBJECT, 24);
     }
     blobs[5] = allocate(0, BLOB, JVMPI_NORMAL_OBJECT, 24);
-    /* three int[] with no Java frame, a String[][] from an unknown method */
+    /* three int[] with no Java frame (one of a class not recorded: named
+     * from its event), a String[][] from an unknown method */
     fake.trace_frames = 0;
     for (int i = 0; i < 3; i++) {
-        allocate(ints_tag, NULL, JVMPI_INT, 40);
+        allocate(i < 2 ? ints_tag : 0, NULL, JVMPI_INT, 40);
     }
     fake.trace_frames = 1;
     fake.trace_top = (jmethodID)(uintptr_t)0x7777;
