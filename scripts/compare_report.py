@@ -34,9 +34,10 @@ PRIMITIVES = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int"
 
 
 def plain(name):
-    """One spelling for the names each tool gives hidden classes: lambda
-    proxies lose their number and address, other hidden classes their address."""
-    name = re.sub(r"[./+]0x[0-9a-fA-F]{6,}", "", name)
+    """One spelling for the names each tool gives hidden classes (Foo$$Lambda$12/0x..,
+    Foo$$Lambda$12.0x.., Foo$$Lambda$12+0x...123): lambda proxies lose their
+    number and address, other hidden classes their address."""
+    name = re.sub(r"[./+]0x[0-9a-fA-F]{6,}(\.\d+)?", "", name)
     return re.sub(r"\$\$Lambda\$\d+", "$$Lambda", name)
 
 
@@ -260,10 +261,15 @@ def fmt_rel(d):
     return "n/a" if d is None else "%+.1f%%" % (100 * d)
 
 
+def missing_text(c):
+    both = c.left.missing and c.right.missing
+    return "both sides are missing" if both else "one side is missing"
+
+
 def agreement_text(c):
     a = c.agreement()
     if a is None:
-        return "no agreement figure: one side is missing"
+        return "no agreement figure: " + missing_text(c)
     parts = ["top-%d in common: %d (%.0f%%)" % (a["n"], a["common"], 100 * a["common"] / a["n"] if a["n"] else 0),
              "share overlap %.1f%%" % (100 * a["overlap"])]
     for heading, l, r in a["totals"]:
@@ -525,7 +531,7 @@ def html_table(c, rows):
 def html_agreement(c):
     a = c.agreement()
     if a is None:
-        return '<p class="agreement" data-metric="none">No agreement figure: one side is missing.</p>'
+        return '<p class="agreement" data-metric="none">No agreement figure: %s.</p>' % missing_text(c)
     items = ['<li data-metric="top">Top-%d in common: <b>%d</b> (%.0f%%): of the %d items each side ranks '
              'highest, how many the other side also ranks among its %d highest</li>'
              % (a["n"], a["common"], 100 * a["common"] / a["n"] if a["n"] else 0, a["n"], a["n"]),
@@ -618,7 +624,8 @@ def html_report(meta, comps, count_rows):
         parts.append(html_agreement(c))
         parts.append(svg_bars(c))
         rows = c.rows()
-        parts.append(html_table(c, rows[:HTML_ROWS]))
+        if rows:
+            parts.append(html_table(c, rows[:HTML_ROWS]))
         if len(rows) > HTML_ROWS:
             parts.append("<p>%d more rows in report.txt.</p>" % (len(rows) - HTML_ROWS))
         parts.append("</section>")
