@@ -3,41 +3,65 @@
 # and only what is missing.  Runs as root, or through sudo otherwise; safe to
 # run again and again (a no-op once everything is there), and works without a
 # terminal (CI=true, no stdin).
+#
+#   --tests   also what only the tests need: Debian's chromium, in which
+#             tests/integration/it_m_browser.sh loads the comparison report
+#             (optional on a developer's machine, where that test then skips;
+#             required under CI=true, so that CI never skips it)
 set -euo pipefail
 
-PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless unzip)
+PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless unzip python3)
 
 step() { echo "setup: $*"; }
 
-# --- visualvm: optional, for tests/integration/it_hprof_binary.sh -----------
-# That test reads the hprof agent's binary dumps with the heap library of
-# Debian's visualvm package (an independent reader).  Optional: without it the
-# test skips, so failing to install it is a warning, never an error.  Done
-# before the required packages because the early "all present" exit below
-# would otherwise never reach it.
-setup_visualvm() {
-  local jar=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
-  local root=()
-  [ -f "$jar" ] && return 0
+# --- packages only some tests need -------------------------------------------
+# optional_package PACKAGE FILE TEST WHY [required]: installs PACKAGE unless
+# FILE (one of its files) is there.  Failing that is a warning (TEST then
+# skips), or with "required" an error.  A stale package list is the usual
+# reason for a failure: it is refreshed once and the install tried again.
+optional_package() {
+  local pkg=$1 file=$2 test=$3 why=$4 required=${5:-} root=()
+  [ -e "$file" ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     if ! command -v sudo >/dev/null 2>&1; then
-      step "warning: visualvm missing and neither root nor sudo; it_hprof_binary will skip"
+      [ -n "$required" ] && { echo "setup: $pkg missing, and neither root nor sudo to install it" >&2; exit 1; }
+      step "warning: $pkg missing and neither root nor sudo; $test will skip"
       return 0
     fi
     root=(sudo -n)
   fi
   local apt=("${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
-  step "apt-get install visualvm (optional, for the hprof binary test)"
-  if ! "${apt[@]}" install -y -q --no-install-recommends visualvm </dev/null >/dev/null 2>&1; then
-    # A stale package list is the usual reason: refresh it once and retry.
+  step "apt-get install $pkg ($why)"
+  if ! "${apt[@]}" install -y -q --no-install-recommends "$pkg" </dev/null >/dev/null 2>&1; then
     "${apt[@]}" update -q </dev/null >/dev/null 2>&1 || true
-    "${apt[@]}" install -y -q --no-install-recommends visualvm </dev/null >/dev/null 2>&1 ||
-      step "warning: visualvm could not be installed; it_hprof_binary will skip"
+    if ! "${apt[@]}" install -y -q --no-install-recommends "$pkg" </dev/null >/dev/null 2>&1; then
+      [ -n "$required" ] && { echo "setup: $pkg could not be installed, and CI needs it" >&2; exit 1; }
+      step "warning: $pkg could not be installed; $test will skip"
+    fi
   fi
   return 0
 }
-setup_visualvm
-# --- end visualvm -------------------------------------------------------------
+
+# visualvm: tests/integration/it_hprof_binary.sh reads the hprof agent's
+# binary dumps with the heap library of Debian's visualvm package (an
+# independent reader); optional, the test skips without it.
+# chromium (--tests): tests/integration/it_m_browser.sh loads the comparison
+# report in it; required under CI=true, so that CI never skips that test.
+# Both before the required packages, whose "all present" exit would
+# otherwise never reach them.
+optional_package visualvm /usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar \
+  it_hprof_binary "optional, for the hprof binary test"
+for arg in "$@"; do
+  case $arg in
+    --tests)
+      ci_needs=
+      [ "${CI:-}" = true ] && ci_needs=required
+      optional_package chromium /usr/bin/chromium it_m_browser "for the tests: the comparison report in a browser" $ci_needs
+      ;;
+    *) echo "setup: unknown option '$arg' (known: --tests)" >&2; exit 2 ;;
+  esac
+done
+# --- end of packages only some tests need ----------------------------------------
 
 missing=()
 for p in "${PACKAGES[@]}"; do
