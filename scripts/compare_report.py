@@ -627,7 +627,8 @@ def html_report(meta, comps, count_rows):
         if rows:
             parts.append(html_table(c, rows[:HTML_ROWS]))
         if len(rows) > HTML_ROWS:
-            parts.append("<p>%d more rows in report.txt.</p>" % (len(rows) - HTML_ROWS))
+            parts.append("<p>%d more rows not shown here; report.txt lists the first %d.</p>"
+                         % (len(rows) - HTML_ROWS, FILE_ROWS))
         parts.append("</section>")
     parts.append('<section id="counts" data-section="counts"><h2>Collections, classes, threads</h2>')
     parts.append('<p class="explain">JVMPI events the layer delivered to the agent, beside what JFR recorded. '

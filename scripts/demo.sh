@@ -4,10 +4,14 @@
 # current JDK through the layer.
 #  1. javac compiling a real source tree (60 files of java.util, from the
 #     JDK's own sources), profiled with
-#     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples
+#     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,
+#     run by scripts/compare.sh: JFR records the same run, and a class
+#     histogram is taken at its end;
 #  2. a small program started with the JDK 1.2-5.0 command line
 #     java -Xrunhprof:heap=sites,..., the layer added through JAVA_TOOL_OPTIONS.
 # Each shows the top rows of the profile with the stack of every row under it.
+# Last, how far the javac profile agrees with JFR's and the histogram's view
+# of the same run, and where the comparison report is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -180,11 +184,19 @@ JAVA_HOME=$JDK jdk_sources_tree "$ROOT/build/jdk-sources" 60
 TREE=$ROOT/build/jdk-sources
 
 echo
-echo "demo: javac ($JDK) compiling 60 files of java.util, profiled by hprof through the layer (about a minute)"
+echo "demo: javac ($JDK) compiling 60 files of java.util, profiled by hprof through the layer,"
+echo "      with JFR recording the same run (scripts/compare.sh; about two minutes)"
 PROFILE=$DEMO/javac.hprof.txt
-"$JDK/bin/javac" "-J-agentpath:$LAYER=hprof:heap=sites,cpu=samples,depth=6,file=$PROFILE" \
-  --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn -XDignore.symbol.file -proc:none \
-  "@$TREE/sources.args"
+COMPARE=$DEMO/compare
+if ! JVMPI_LAYER=$LAYER bash "$ROOT/scripts/compare.sh" --agent "hprof:heap=sites,cpu=samples,depth=6,file=$PROFILE" \
+  --out "$COMPARE" -- "$JDK/bin/javac" --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn \
+  -XDignore.symbol.file -proc:none "@$TREE/sources.args" >"$DEMO/compare.log" 2>&1; then
+  tail -20 "$DEMO/compare.log" >&2
+  echo "demo: the javac run failed (see $DEMO/compare.log)" >&2
+  exit 1
+fi
+grep -q '^compare: the command exited with code 0$' "$DEMO/compare.log" ||
+  { tail -20 "$DEMO/compare.log" >&2; echo "demo: javac failed (see $DEMO/compare.log)" >&2; exit 1; }
 show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,depth=6,file=build/demo/javac.hprof.txt ..." \
   "$PROFILE" "SITES" 5
 show "(same run)" "$PROFILE" "CPU SAMPLES" 5
@@ -204,7 +216,17 @@ show "LD_LIBRARY_PATH=build/lib/agents JAVA_TOOL_OPTIONS=-agentpath:build/lib/li
 # package shapes); here, the program's classes must be in the profile at all.
 grep -q 'shapes\.' "$DEMO/java.hprof.txt" || { echo "demo: the program's classes are missing from the profile" >&2; exit 1; }
 
+# The comparison of the javac run: each section's agreement line.
+echo
+echo "== javac: the hprof profile against JFR and a class histogram of the same run"
+awk '/^== / { title = substr($0, 4); sub(/:.*/, "", title) } /^   agreement: / { sub(/^   agreement: /, ""); printf "   %-45s %s\n", title, $0 }' \
+  "$COMPARE/report.txt"
+awk '/^== Events/ { on = 1; next } on && NF { print "   " substr($0, 4) }' "$COMPARE/report.txt"
+[ -s "$COMPARE/report.html" ] || { echo "demo: no comparison report in $COMPARE" >&2; exit 1; }
+
 echo
 echo "demo: done; profiles in $DEMO (javac.hprof.txt, java.hprof.txt)"
 echo "      other modes: heap=dump, cpu=times, monitor=y, format=b (readable by VisualVM), net=host:port;"
 echo "      java -agentpath:build/lib/libjvmpi.so=hprof:help lists them all."
+echo "demo: the javac run compared with JFR and a class histogram, tables and charts:"
+echo "      $COMPARE/report.html  (text: $COMPARE/report.txt; docs/compare.md explains it)"
