@@ -20,41 +20,19 @@
 # sources; default $JAVA_HOME/lib/src.zip, else the one scripts/jdk_sources.sh fetches).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-3}
 WORKLOADS=${WORKLOADS:-javac calls}
 CONFIGS=${CONFIGS:-a n p l j}
 JAVAC_FILES=${JAVAC_FILES:-15}
 CALL_ROUNDS=${CALL_ROUNDS:-60}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-methods}
-
-say() { echo "methods.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-mkdir -p "$WORK"
-[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
-[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
-JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
-
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench jvmpi -j2 >"$WORK/build.log" 2>&1 || die "build failed (see $WORK/build.log)"
+bench_init methods
+bench_build bench jvmpi
 LAYER=$BUILD_DIR/lib/libjvmpi.so
 PLAIN=$BUILD_DIR/lib/bench/libplain_methods.so
 COUNT=$BUILD_DIR/lib/bench/libcount_methods.so
 CLASSES=$BUILD_DIR/bench/classes
-
-# The javac workload, as heap.sh sets it up: java/util sources of the JDK
-# that compiles them, patched into java.base, so every run does the same work.
-TREE=$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES
-prepare_javac() {
-  . "$ROOT/scripts/jdk_sources.sh"
-  jdk_sources_tree "$TREE" "$JAVAC_FILES" || die "no java/util sources for JDK $JDK_MAJOR"
-}
 
 agent_opt() {
   case $1 in
@@ -70,11 +48,7 @@ command_for() {
   a=$(agent_opt "$2" "$3")
   [ "$2" = j ] && printf '%s\n' env JVMPI_LAYER_OPTIONS=methods=jvmti
   case $1 in
-    javac)
-      echo "$JAVA_HOME/bin/javac"
-      [ -n "$a" ] && echo "-J$a"
-      printf '%s\n' --patch-module "java.base=$TREE/src/java.base" -d "$WORK/javac-out" \
-        -nowarn -XDignore.symbol.file -proc:none "@$TREE/sources.args" ;;
+    javac) bench_javac_command "$a" ;;
     calls)
       echo "$JAVA_HOME/bin/java"
       [ -n "$a" ] && echo "$a"
@@ -97,23 +71,11 @@ run_one() {
   [ "$rc" = 0 ] || say "$wl/$cfg round $rep: exit code $rc (see $log)"
 }
 
-for wl in $WORKLOADS; do [ "$wl" = javac ] && prepare_javac; done
-read -r -a cfgs <<<"$CONFIGS"
+for wl in $WORKLOADS; do [ "$wl" = javac ] && bench_javac_tree "$JAVAC_FILES"; done
 start=$SECONDS
-for ((rep = 1; rep <= REPS; rep++)); do
-  for wl in $WORKLOADS; do
-    for ((i = 0; i < ${#cfgs[@]}; i++)); do
-      run_one "$wl" "${cfgs[$(((i + rep - 1) % ${#cfgs[@]}))]}" "$rep"
-    done
-  done
-  say "round $rep of $REPS done ($((SECONDS - start)) s)"
-done
-
-median() {
-  awk -F'\t' -v c="$1" -v w="$2" -v g="$3" '$1 == w && $2 == g && $4 == 0 && $c != "-" { print $c }' "$RESULTS" |
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "-" || y == "-" || y == 0) print "n/a"; else printf "%.2f", x / y }'; }
+bench_rounds "$REPS" "$WORKLOADS" "$CONFIGS"
+median() { bench_median "$RESULTS" "$@"; }
+ratio() { bench_ratio "$1" "$2"; }
 label() {
   case $1 in
     a) echo "a  no agent" ;; n) echo "n  layer, agent enables nothing" ;;

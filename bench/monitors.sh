@@ -20,38 +20,17 @@
 # JAVAC_TREE (a source tree bench/heap.sh prepared, to reuse it).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-5}
 WORKLOADS=${WORKLOADS:-javac contend}
 JAVAC_FILES=${JAVAC_FILES:-60}
 CONTEND_ARGS=${CONTEND_ARGS:-4 200000}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-monitors}
-say() { echo "monitors.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-mkdir -p "$WORK"
-[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
-
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed ($WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench jvmpi -j2 >"$WORK/build.log" 2>&1 || die "build failed ($WORK/build.log)"
+bench_init monitors
+bench_build bench jvmpi
 LAYER=$BUILD_DIR/lib/libjvmpi.so
 PLAIN=$BUILD_DIR/lib/bench/libplain_monitors.so
 COUNT=$BUILD_DIR/lib/bench/libcount_monitors.so
 CLASSES=$BUILD_DIR/bench/classes
-JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 |
-            sed -n 's/^ *java\.specification\.version = //p')
-
-# The javac workload: JAVAC_FILES java/util sources of the measured JDK,
-# compiled into java.base (as bench/heap.sh does it).
-TREE=${JAVAC_TREE:-$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES}
-prepare_javac() {
-  . "$ROOT/scripts/jdk_sources.sh"
-  jdk_sources_tree "$TREE" "$JAVAC_FILES" || die "no java/util sources for JDK $JDK_MAJOR"
-}
 
 agent_opt() {
   case $1 in
@@ -66,11 +45,7 @@ command_for() {
   local a
   a=$(agent_opt "$2" "$3")
   case $1 in
-    javac)
-      echo "$JAVA_HOME/bin/javac"
-      [ -n "$a" ] && echo "-J$a"
-      printf '%s\n' --patch-module "java.base=$TREE/src/java.base" -d "$WORK/javac-out" \
-        -nowarn -XDignore.symbol.file -proc:none "@$TREE/sources.args" ;;
+    javac) bench_javac_command "$a" ;;
     contend)
       echo "$JAVA_HOME/bin/java"
       [ -n "$a" ] && echo "$a"
@@ -80,31 +55,24 @@ command_for() {
 
 RESULTS=$WORK/results.tsv
 : >"$RESULTS"
-for wl in $WORKLOADS; do [ "$wl" != javac ] || prepare_javac; done
-cfgs=(a b c d)
-for ((rep = 1; rep <= REPS; rep++)); do
-  for wl in $WORKLOADS; do
-    for ((i = 0; i < 4; i++)); do
-      cfg=${cfgs[$(((i + rep - 1) % 4))]}
-      cnt=$WORK/counts.txt
-      rm -rf "$cnt" "$WORK/javac-out" && mkdir -p "$WORK/javac-out"
-      mapfile -t cmd < <(command_for "$wl" "$cfg" "$cnt")
-      rc=0
-      /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" timeout 600 "${cmd[@]}" >"$WORK/run-$wl-$cfg.log" 2>&1 || rc=$?
-      counts=$(cat "$cnt" 2>/dev/null | tr ' ' ',' || true)
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$cfg" "$rep" "$rc" "$(tail -1 "$WORK/time.txt" | tr ' ' '\t')" \
-        "${counts:--}" >>"$RESULTS"
-      [ "$rc" = 0 ] || say "$wl/$cfg round $rep: exit code $rc (log $WORK/run-$wl-$cfg.log)"
-    done
-  done
-  say "round $rep of $REPS done"
-done
-
-median() {
-  awk -F'\t' -v c="$1" -v w="$2" -v g="$3" '$1 == w && $2 == g && $4 == 0 { print $c }' "$RESULTS" |
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+for wl in $WORKLOADS; do [ "$wl" != javac ] || bench_javac_tree "$JAVAC_FILES"; done
+run_one() {
+  local wl=$1 cfg=$2 rep=$3 cnt rc counts
+  local -a cmd
+  cnt=$WORK/counts.txt
+  rm -rf "$cnt" "$WORK/javac-out" && mkdir -p "$WORK/javac-out"
+  mapfile -t cmd < <(command_for "$wl" "$cfg" "$cnt")
+  rc=0
+  /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" timeout 600 "${cmd[@]}" >"$WORK/run-$wl-$cfg.log" 2>&1 || rc=$?
+  counts=$(cat "$cnt" 2>/dev/null | tr ' ' ',' || true)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$cfg" "$rep" "$rc" "$(tail -1 "$WORK/time.txt" | tr ' ' '\t')" \
+    "${counts:--}" >>"$RESULTS"
+  [ "$rc" = 0 ] || say "$wl/$cfg round $rep: exit code $rc (log $WORK/run-$wl-$cfg.log)"
 }
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "-" || y == "-" || y == 0) print "n/a"; else printf "%.2f", x / y }'; }
+bench_rounds "$REPS" "$WORKLOADS" "a b c d"
+
+median() { bench_median "$RESULTS" "$@"; }
+ratio() { bench_ratio "$1" "$2"; }
 echo
 echo "JDK $JDK_MAJOR ($JAVA_HOME), $REPS rounds, configurations interleaved; medians of wall time"
 for wl in $WORKLOADS; do

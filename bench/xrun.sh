@@ -17,38 +17,17 @@
 # JAVAC_FILES (default 15), RUN_TIMEOUT (default 600), BENCH_WORK, SRC_ZIP.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-5}
 WORKLOADS=${WORKLOADS:-javac onesec}
 CONFIGS=${CONFIGS:-a ca cx ha hx}
 JAVAC_FILES=${JAVAC_FILES:-15}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-xrun}
-
-say() { echo "xrun.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-mkdir -p "$WORK"
-[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
-[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
-JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
-
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench jvmpi classtrace hprof -j2 >"$WORK/build.log" 2>&1 ||
-  die "build failed (see $WORK/build.log)"
+bench_init xrun
+bench_build bench jvmpi classtrace hprof
 LAYER=$BUILD_DIR/lib/libjvmpi.so
 AGENTS=$BUILD_DIR/lib/agents
 CLASSES=$BUILD_DIR/bench/classes
-
-TREE=$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES
-prepare_javac() {
-  . "$ROOT/scripts/jdk_sources.sh"
-  jdk_sources_tree "$TREE" "$JAVAC_FILES" || die "no java/util sources for JDK $JDK_MAJOR"
-}
 
 # The agent's option, one per line: -agentpath:... or -Xrun...
 agent_opt() {
@@ -69,11 +48,7 @@ command_for() {
     cx | hx) printf '%s\n' env "JAVA_TOOL_OPTIONS=-agentpath:$LAYER" "LD_LIBRARY_PATH=$AGENTS" ;;
   esac
   case $1 in
-    javac)
-      echo "$JAVA_HOME/bin/javac"
-      [ -n "$a" ] && echo "-J$a"
-      printf '%s\n' --patch-module "java.base=$TREE/src/java.base" -d "$WORK/javac-out" \
-        -nowarn -XDignore.symbol.file -proc:none "@$TREE/sources.args" ;;
+    javac) bench_javac_command "$a" ;;
     onesec)
       echo "$JAVA_HOME/bin/java"
       [ -n "$a" ] && echo "$a"
@@ -96,23 +71,11 @@ run_one() {
   [ "$rc" = 0 ] || say "$wl/$cfg round $rep: exit code $rc (see $log)"
 }
 
-for wl in $WORKLOADS; do [ "$wl" = javac ] && prepare_javac; done
-read -r -a cfgs <<<"$CONFIGS"
+for wl in $WORKLOADS; do [ "$wl" = javac ] && bench_javac_tree "$JAVAC_FILES"; done
 start=$SECONDS
-for ((rep = 1; rep <= REPS; rep++)); do
-  for wl in $WORKLOADS; do
-    for ((i = 0; i < ${#cfgs[@]}; i++)); do
-      run_one "$wl" "${cfgs[$(((i + rep - 1) % ${#cfgs[@]}))]}" "$rep"
-    done
-  done
-  say "round $rep of $REPS done ($((SECONDS - start)) s)"
-done
-
-median() {
-  awk -F'\t' -v c="$1" -v w="$2" -v g="$3" '$1 == w && $2 == g && $4 == 0 { print $c }' "$RESULTS" |
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "-" || y == "-" || y == 0) print "n/a"; else printf "%.3f", x / y }'; }
+bench_rounds "$REPS" "$WORKLOADS" "$CONFIGS"
+median() { bench_median "$RESULTS" "$@"; }
+ratio() { bench_ratio "$1" "$2" %.3f; }
 delta() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "-" || y == "-") print "n/a"; else printf "%+.2f s", x - y }'; }
 label() {
   case $1 in
