@@ -6,6 +6,7 @@ scripts/compare.sh), for the it_m_*.sh tests:
   compare_rows.py top REPORT SECTION SIDE           the item ranked first by SIDE (l or r)
   compare_rows.py count REPORT WHAT                 "<jvmpi> <jfr>" of an events row
   compare_rows.py missing REPORT SECTION            the MISSING lines of a section
+  compare_rows.py agreement REPORT SECTION          a section's agreement line
 
 SECTION is the start of a section's title ("Live objects"); COLUMN is l1, l2,
 r1, r2 (the left and right side's figures, in order) or diff.  Figures are
@@ -70,6 +71,10 @@ def main(argv):
                 print(line[37:49].strip().replace(",", ""), line[50:62].strip().replace(",", ""))
                 return
         sys.exit("no events row '%s' in %s" % (argv[3], path))
+    elif cmd == "agreement":
+        for line in section(path, argv[3]):
+            if line.startswith("   agreement: "):
+                print(line[len("   agreement: "):])
     elif cmd == "missing":
         for line in section(path, argv[3]):
             if "MISSING:" in line:

@@ -111,10 +111,14 @@ def dom(name):
     return d
 
 
-def text_figure(section, item, col):
-    out = subprocess.run([sys.executable, rows_tool, "get", "%s/known/report.txt" % work, section, item, col],
+def text_report(*args):
+    out = subprocess.run([sys.executable, rows_tool, args[0], "%s/known/report.txt" % work] + list(args[1:]),
                          stdout=subprocess.PIPE, universal_newlines=True)
     return out.stdout.strip()
+
+
+def text_figure(section, item, col):
+    return text_report("get", section, item, col)
 
 
 def png_pixels(path):
@@ -162,8 +166,14 @@ for sec in ("live", "alloc_class", "alloc_site", "hot"):
     top = d.metrics.get((sec, "top"), "")
     check(top.startswith("Top-"), "%s: no top-N agreement shown (%r)" % (sec, top))
     check((sec, "overlap") in d.metrics, "%s: no share overlap shown" % sec)
-check(d.metrics.get(("live", "top"), "").startswith("Top-20 in common: 20 "), "live: top-20 agreement %r"
-      % d.metrics.get(("live", "top")))
+# The page's agreement figures are the text report's.
+for sec, title in (("live", "Live objects"), ("alloc_class", "Allocation by class"), ("hot", "Hot methods")):
+    text = text_report("agreement", title)
+    page_top = d.metrics.get((sec, "top"), "").split(":")[0:2]
+    check(page_top and text.startswith(page_top[0].lower() + ":" + page_top[1].split("(")[0]),
+          "%s: page %r, text %r" % (sec, d.metrics.get((sec, "top")), text))
+    overlap = d.metrics.get((sec, "overlap"), "").split(":")[1].split("(")[0].strip()
+    check("share overlap %s" % overlap in text, "%s: page overlap %s, text %r" % (sec, overlap, text))
 check(("live", "total-bytes") in d.metrics, "live: no total bytes shown")
 check(not d.missing, "missing sides shown for a full run: %s" % d.missing)
 
