@@ -522,18 +522,21 @@ static void refused(const char *name, const unsigned char *data, jint len, const
     LOG_DEBUG("method events: class %s left as it is (%s)", name, why);
 }
 
-/* Said once as a warning (the JDK has such methods: every run would say
- * the same lines), the others at log=info. */
+typedef struct {
+    const char *class_name;
+    bool program; /* of a class loader other than the boot and platform ones */
+} unstepped_ctx;
+
+/* A program's method: one warning line each.  The JDK's (its SystemModules
+ * tables, run once before VM init) would give the same lines in every run:
+ * log=info. */
 static void unstepped(void *ctx, const char *name, const char *desc, const char *why)
 {
-    static _Atomic bool said;
-    if (!atomic_exchange(&said, true)) {
-        LOG_WARN("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s (log=info names any other such "
-                 "method)",
-                 (const char *)ctx, name, desc, why);
+    const unstepped_ctx *c = ctx;
+    if (c->program) {
+        LOG_WARN("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s", c->class_name, name, desc, why);
     } else {
-        LOG_INFO("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s", (const char *)ctx, name, desc,
-                 why);
+        LOG_INFO("INSTRUCTION_START: no events for the instructions of %s.%s%s: %s", c->class_name, name, desc, why);
     }
 }
 
@@ -586,6 +589,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     if (first != 0 && steps) {
         keep_original_code(cf, first);
     }
+    unstepped_ctx where = {shown, wraps_natives_of(env, loader)};
     if (first != 0) {
         inject_hooks hooks = {.hooks_class = HOOKS_CLASS,
                               .enter = "enter",
@@ -593,7 +597,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                               .exit = "exit",
                               .step = steps ? "step" : NULL,
                               .unstepped = unstepped,
-                              .ctx = (void *)shown,
+                              .ctx = &where,
                               .first_id = first,
                               .native_prefix = wrap ? NATIVE_PREFIX : NULL};
         changed = inject_class(cf, &hooks, err, sizeof err);

@@ -294,10 +294,26 @@ void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint 
     END_CALLBACK();
 }
 
+/* A method whose class the VM no longer answers for: unloaded (its
+ * CLASS_UNLOAD has undefined it for the agent), or an obsolete version a
+ * retransformation left, freed once no frame ran it (which no CLASS_LOAD
+ * ever listed). */
+static bool method_gone(JNIEnv *env, jmethodID method)
+{
+    jclass cls = NULL;
+    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodDeclaringClass, method, &cls)) || cls == NULL) {
+        return true;
+    }
+    if (env != NULL) {
+        (*env)->DeleteLocalRef(env, cls);
+    }
+    return false;
+}
+
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
     if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
-        bk_methodhooks_is_renamed_native(method)) {
+        bk_methodhooks_is_renamed_native(method) || method_gone(seam_current_env(), method)) {
         return;
     }
     BEGIN_CALLBACK();

@@ -17,9 +17,9 @@
  *    The start-up replay sends the heap's OBJECT_ALLOCs before the
  *    CLASS_LOADs, as JDK 1.2-5.0 did, so a class named there must have had
  *    its CLASS_LOAD by JVM_INIT_DONE;
- *  - method IDs (METHOD_ENTRY(2), METHOD_EXIT, COMPILED_METHOD_LOAD/UNLOAD,
- *    frames of dump traces): listed in the CLASS_LOAD of a class not
- *    unloaded;
+ *  - method IDs (METHOD_ENTRY(2), METHOD_EXIT, INSTRUCTION_START,
+ *    COMPILED_METHOD_LOAD/UNLOAD, frames of dump traces): listed in the
+ *    CLASS_LOAD of a class not unloaded;
  *  - object IDs (METHOD_ENTRY2's receiver, monitor objects,
  *    JNI_GLOBALREF_ALLOC, OBJECT_FREE, THREAD_START's thread_id, heap and
  *    monitor dump contents): an OBJECT_ALLOC and no OBJECT_FREE since, or a
@@ -31,10 +31,10 @@
  * rounds of a level 2 HEAP_DUMP and a MONITOR_DUMP, the first after
  * dump_ms=MS, then every dump_ms; every record of both is read.
  *
- * Options: out=FILE; methods=entry2 (also METHOD_ENTRY2 and METHOD_EXIT:
- * slow, every call of an instance method costs the layer a VM operation for
- * its receiver) or methods=entry (METHOD_ENTRY and METHOD_EXIT: the method
- * IDs only, at the interpreter's pace); dumps=N (default 2), dump_ms=MS
+ * Options: out=FILE; methods=entry2 (also METHOD_ENTRY2 and METHOD_EXIT,
+ * every receiver an object ID) or methods=entry (METHOD_ENTRY and
+ * METHOD_EXIT: the method IDs only); steps=y (also INSTRUCTION_START: one
+ * event per bytecode, so for small runs); dumps=N (default 2), dump_ms=MS
  * (default 1000); keepgoing=1.
  */
 #include "e_common.h"
@@ -345,6 +345,7 @@ static void on_method(const JVMPI_Event *ev, jint type)
     jmethodID m = type == JVMPI_EVENT_METHOD_ENTRY2         ? ev->u.method_entry2.method_id
                   : type == JVMPI_EVENT_COMPILED_METHOD_LOAD   ? ev->u.compiled_method_load.method_id
                   : type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD ? ev->u.compiled_method_unload.method_id
+                  : type == JVMPI_EVENT_INSTRUCTION_START      ? ev->u.instruction.method_id
                                                                 : ev->u.method.method_id;
     if (!check_method_fast(m, e_event_name(type)) || type != JVMPI_EVENT_METHOD_ENTRY2 || !ev->u.method_entry2.obj_id)
         return;
@@ -592,6 +593,7 @@ static void JNICALL notify(JVMPI_Event *ev)
     case JVMPI_EVENT_METHOD_EXIT:
     case JVMPI_EVENT_COMPILED_METHOD_LOAD:
     case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
+    case JVMPI_EVENT_INSTRUCTION_START:
         on_method(ev, type);
         break;
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
@@ -666,5 +668,11 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (m)
         e_enable(JVMPI_EVENT_METHOD_EXIT);
     free(m);
+    char *steps = e_opt(options, "steps");
+    if (steps && strcmp(steps, "y") == 0)
+        e_enable(JVMPI_EVENT_INSTRUCTION_START);
+    else if (steps)
+        E_FAIL("steps=%s: expected y", steps);
+    free(steps);
     return JNI_OK;
 }

@@ -8,10 +8,9 @@
 # Runs: javac on 30 java.util files (heap, class, thread, JIT, monitor and
 # JNI reference events, two rounds of HEAP_DUMP + MONITOR_DUMP); javac on 2
 # files with METHOD_ENTRY/METHOD_EXIT on too (every call of javac's start-up
-# and work, tens of millions, in the interpreter: hence so few files);
-# E_LateArrays with METHOD_ENTRY2/METHOD_EXIT (every receiver: the layer
-# pays a VM operation per call, so only this small program); on JDK 21 and
-# later, F_VThreads's virtual threads with METHOD_ENTRY.
+# and work, tens of millions); E_LateArrays with METHOD_ENTRY2/METHOD_EXIT
+# (every receiver an object ID), and again with INSTRUCTION_START too (every
+# bytecode); on JDK 21 and later, F_VThreads's virtual threads with METHOD_ENTRY.
 . "$(dirname "$0")/lib.sh"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
@@ -23,6 +22,9 @@ e_verdict strict-javac-methods e_strict 10000 '^heap dump 1: ' '^monitor dump 1:
 
 e_late strict-late e_strict "methods=entry2,dumps=2,dump_ms=600"
 e_verdict strict-late e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
+
+e_late strict-steps e_strict "methods=entry2,steps=y,dumps=1,dump_ms=600"
+e_verdict strict-steps e_strict 100000 '^heap dump 1: ' '^monitor dump 1: '
 
 # JDK 21+: 3000 virtual threads, each with its own THREAD_START, every call
 # a METHOD_ENTRY carrying its env_id, dumps taken while they run.

@@ -113,6 +113,20 @@ static void check_method(const classfile *cf, uint16_t index, bool just_return)
     free(starts);
 }
 
+/* cf rewritten with h, written and read back; NULL if refused (*changed < 0). */
+static classfile *inject_round_trip(classfile *cf, const inject_hooks *h, const char *path, int *changed)
+{
+    char err[300] = "";
+    *changed = inject_class(cf, h, err, sizeof err);
+    ck_assert_msg(*changed >= 0, "%s refused: %s", path, err);
+    uint8_t *out;
+    size_t outlen;
+    ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", path, err);
+    classfile *back = parse_ok(out, outlen, path);
+    free(out);
+    return back;
+}
+
 START_TEST(test_every_test_class)
 {
     path_list l = test_classes();
@@ -120,22 +134,16 @@ START_TEST(test_every_test_class)
     for (size_t i = 0; i < l.count; i++) {
         size_t len;
         uint8_t *data = read_file(l.paths[i], &len);
-        char err[300] = "";
         classfile *cf = parse_ok(data, len, l.paths[i]);
         bool just_return[1024] = {false};
         for (uint16_t m = 0; m < cf->method_count && m < 1024; m++)
             just_return[m] = code_of(&cf->methods[m]) != NULL && code_of(&cf->methods[m])->code_length == 1;
-        int changed = inject_class(cf, &hooks, err, sizeof err);
-        ck_assert_msg(changed >= 0, "%s refused: %s", l.paths[i], err);
-        uint8_t *out;
-        size_t outlen;
-        ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", l.paths[i], err);
-        classfile *back = parse_ok(out, outlen, l.paths[i]);
+        int changed;
+        classfile *back = inject_round_trip(cf, &hooks, l.paths[i], &changed);
         for (uint16_t m = 0; m < back->method_count; m++)
             check_method(back, m, m < 1024 && just_return[m]);
         methods += changed;
         classfile_free(back);
-        free(out);
         classfile_free(cf);
         free(data);
     }
@@ -197,16 +205,12 @@ START_TEST(test_instruction_hooks)
     for (size_t i = 0; i < l.count; i++) {
         size_t len;
         uint8_t *data = read_file(l.paths[i], &len);
-        char err[300] = "";
         classfile *cf = parse_ok(data, len, l.paths[i]);
         classfile *orig = parse_ok(data, len, l.paths[i]);
         unstepped_count = 0;
-        ck_assert_msg(inject_class(cf, &stepping, err, sizeof err) >= 0, "%s refused: %s", l.paths[i], err);
+        int changed;
+        classfile *back = inject_round_trip(cf, &stepping, l.paths[i], &changed);
         ck_assert_int_eq(unstepped_count, 0);
-        uint8_t *out;
-        size_t outlen;
-        ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", l.paths[i], err);
-        classfile *back = parse_ok(out, outlen, l.paths[i]);
         for (uint16_t m = 0; m < orig->method_count; m++) {
             const classfile_code *c = code_of(&orig->methods[m]);
             if (c != NULL) {
@@ -216,7 +220,6 @@ START_TEST(test_instruction_hooks)
         }
         classfile_free(back);
         classfile_free(orig);
-        free(out);
         classfile_free(cf);
         free(data);
     }
