@@ -10,34 +10,30 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "presence.h"
 #include "tls.h"
 
 /* ---- the callback guard -------------------------------------------------- */
 
-/* Callbacks running, counted in stripes so that threads allocating at full
- * speed do not all bounce one cache line: each thread has its stripe. */
-#define GUARD_STRIPES 64
-static struct {
-    _Atomic int n;
-    char pad[64 - sizeof(int)];
-} active[GUARD_STRIPES];
-static _Atomic unsigned next_stripe;
+/* Callbacks under way, each thread counted in a slot of its own without a
+ * locked instruction (presence.h): the rewriter's hooks enter the guard
+ * twice per Java call. */
+static presence active = PRESENCE_INIT;
 static _Atomic bool vm_dead;
 /* Callbacks the calling thread is inside: VM death can come from within one
  * (ProfilerExit in a handler halts the VM), and that one never returns. */
 static TLS_FAST int own_callbacks;
-static TLS_FAST int my_stripe = -1;
+static TLS_FAST presence_slot *my_slot;
 
 bool bk_callback_enter(void)
 {
-    int s = my_stripe;
-    if (s < 0) {
-        s = my_stripe = (int)(atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % GUARD_STRIPES);
+    if (my_slot == NULL) {
+        my_slot = presence_slot_take(&active);
     }
     /* Count first, then look: VM death sets the flag, then sums the counts. */
-    atomic_fetch_add(&active[s].n, 1);
+    presence_enter(my_slot);
     if (atomic_load(&vm_dead)) {
-        atomic_fetch_sub(&active[s].n, 1);
+        presence_leave(my_slot);
         return false;
     }
     own_callbacks++;
@@ -47,28 +43,21 @@ bool bk_callback_enter(void)
 void bk_callback_exit(void)
 {
     own_callbacks--;
-    atomic_fetch_sub_explicit(&active[my_stripe].n, 1, memory_order_release);
+    presence_leave(my_slot);
 }
 
-static int callbacks_running(void)
-{
-    int n = 0;
-    for (int i = 0; i < GUARD_STRIPES; i++) {
-        n += atomic_load(&active[i].n);
-    }
-    return n;
-}
+static long callbacks_running(bool first) { return presence_count(&active, first); }
 
 /* Lets callbacks of other threads already running finish before the layer
  * goes away; a callback stuck in the agent is not waited for forever. */
 static void wait_for_callbacks(void)
 {
-    for (int i = 0; i < 5000 && callbacks_running() > own_callbacks; i++) {
+    for (int i = 0; i < 5000 && callbacks_running(i == 0) > own_callbacks; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (callbacks_running() > own_callbacks) {
-        LOG_WARN("%d callbacks still running at VM death", callbacks_running() - own_callbacks);
+    if (callbacks_running(false) > own_callbacks) {
+        LOG_WARN("%ld callbacks still running at VM death", callbacks_running(false) - own_callbacks);
     }
 }
 
