@@ -13,8 +13,10 @@
  * agent (bk_methods_onload_caps).  Compiled method events and bytecodes are
  * granted in the live phase too: they are added when first needed.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 #include "backend.h"
 
@@ -279,6 +281,40 @@ static JVMPI_Lineno *line_table(jmethodID method, const void *code_addr, jint co
     return out;
 }
 
+/* Methods whose COMPILED_METHOD_LOAD was delivered.  At the unload of a
+ * method's code the VM may no longer name its class: the class is being
+ * unloaded (the agent still knows the method: its CLASS_UNLOAD comes
+ * later), or the method is an obsolete version a retransformation left,
+ * freed meanwhile, which no CLASS_LOAD listed.  Only the first kind had a
+ * load delivered under that ID. */
+typedef struct {
+    jmethodID method;
+    UT_hash_handle hh;
+} sent_method;
+static sent_method *loads_sent;
+static pthread_mutex_t loads_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void load_sent(jmethodID method)
+{
+    pthread_mutex_lock(&loads_lock);
+    sent_method *m = NULL;
+    HASH_FIND_PTR(loads_sent, &method, m);
+    if (m == NULL && (m = malloc(sizeof *m)) != NULL) {
+        m->method = method;
+        HASH_ADD_PTR(loads_sent, method, m);
+    }
+    pthread_mutex_unlock(&loads_lock);
+}
+
+static bool was_load_sent(jmethodID method)
+{
+    pthread_mutex_lock(&loads_lock);
+    sent_method *m = NULL;
+    HASH_FIND_PTR(loads_sent, &method, m);
+    pthread_mutex_unlock(&loads_lock);
+    return m != NULL;
+}
+
 void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
@@ -290,14 +326,11 @@ void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint 
     jint n = 0;
     JVMPI_Lineno *lines = line_table(method, code_addr, code_size, map_length, map, compile_info, &n);
     layer_compiled_method_load(seam_current_env(), method, code_addr, code_size, n, lines);
+    load_sent(method);
     free(lines);
     END_CALLBACK();
 }
 
-/* A method whose class the VM no longer answers for: unloaded (its
- * CLASS_UNLOAD has undefined it for the agent), or an obsolete version a
- * retransformation left, freed once no frame ran it (which no CLASS_LOAD
- * ever listed). */
 static bool method_gone(JNIEnv *env, jmethodID method)
 {
     jclass cls = NULL;
@@ -313,7 +346,7 @@ static bool method_gone(JNIEnv *env, jmethodID method)
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
     if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
-        bk_methodhooks_is_renamed_native(method) || method_gone(seam_current_env(), method)) {
+        bk_methodhooks_is_renamed_native(method) || (!was_load_sent(method) && method_gone(seam_current_env(), method))) {
         return;
     }
     BEGIN_CALLBACK();
