@@ -10,8 +10,8 @@
  *                       object as the call that followed on it
  *   group=instructions  INSTRUCTION_START: work's first instruction 1000 times,
  *                       its branch seen taken and not
- *   group=monitors      MONITOR_CONTENDED_ENTER/ENTERED/EXIT and MONITOR_WAIT/WAITED
- *                       on I_Xrun.lock
+ *   group=monitors      MONITOR_CONTENDED_ENTER/ENTERED (and EXIT, emulated, at most
+ *                       one per ENTERED) and MONITOR_WAIT/WAITED on I_Xrun.lock
  * Options: group=<one of the above>, out=FILE.
  */
 #include "c_common.h"
@@ -106,7 +106,11 @@ static void notify(JVMPI_Event *ev)
             c_check(taken == 666 && not_taken == 334, "work's branch taken 666 times, not taken 334 (%ld, %ld)",
                     taken, not_taken);
         } else if (c_streq(group, "monitors")) {
-            c_check(contended_enter >= 1 && contended_entered >= 1 && contended_exit >= 1,
+            /* The EXIT is emulated: none comes if the owner had left before the
+             * blocked thread's ENTER asked who owned the monitor (docs/differences.md,
+             * "MONITOR_CONTENDED_EXIT is emulated"); I_Xrun holds on a while to
+             * make that rare, and an EXIT, when it comes, pairs with an ENTERED. */
+            c_check(contended_enter >= 1 && contended_entered >= 1 && contended_exit <= contended_entered,
                     "contention on the lock seen (enter %ld, entered %ld, exit %ld)", contended_enter,
                     contended_entered, contended_exit);
             c_check(waits >= 1 && waiteds >= 1, "the wait seen (%ld, %ld)", waits, waiteds);

@@ -25,6 +25,7 @@ public class I_Xrun {
             while (contender.getState() != Thread.State.BLOCKED) {
                 Thread.sleep(1);
             }
+            Thread.sleep(100); /* its MONITOR_CONTENDED_ENTER may still be on its way */
         }
         contender.join();
         synchronized (lock) {
