@@ -49,7 +49,7 @@ bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static bool caps_all, agent_named, class_cache = true, vthreads_carriers, methods_jvmti;
+static bool caps_all, xrun_agent, class_cache = true, vthreads_carriers, methods_jvmti;
 
 static bool any_enabled(const jint *events, int n)
 {
@@ -64,7 +64,12 @@ static bool any_enabled(const jint *events, int n)
 seam_caps_wanted layer_capabilities_wanted(void)
 {
     static const jint methods[] = {JVMPI_EVENT_METHOD_ENTRY, JVMPI_EVENT_METHOD_ENTRY2, JVMPI_EVENT_METHOD_EXIT};
-    bool all = caps_all || !agent_named;
+    /* An -Xrun agent's JVM_OnLoad runs after the OnLoad phase, the only one
+     * these capabilities are granted in: with JVM TI's method events, an
+     * -Xrun agent on the command line (alone or beside -agentpath ones)
+     * gets them all; a run with none takes only what the named agents
+     * enabled.  The class rewriter needs none of them, caps=all included. */
+    bool all = caps_all || xrun_agent;
     seam_caps_wanted w;
     w.methods = methods_jvmti && (all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0])));
     w.instructions = methods_jvmti && (all || events_enabled(JVMPI_EVENT_INSTRUCTION_START));
@@ -132,6 +137,11 @@ jint layer_onload(JavaVM *vm, const char *text)
             LOG_ERROR("%s", err);
             return JNI_ERR;
         }
+        xrun_agent = loader_xrun_agents() > 0;
+        if (caps_all && !methods_jvmti) {
+            LOG_INFO("caps=all takes nothing with methods=rewrite: the class rewriter needs none of the "
+                     "capabilities it is for");
+        }
     }
     options_agent agent;
     if (options_parse_agent(text, &agent, err, sizeof err) != 0) {
@@ -140,7 +150,6 @@ jint layer_onload(JavaVM *vm, const char *text)
     }
     jint rc = JNI_OK;
     if (agent.agent != NULL) {
-        agent_named = true;
         char *boot = seam_system_property("sun.boot.library.path");
         char *javalib = seam_system_property("java.library.path");
         loader_paths paths = {boot, getenv("LD_LIBRARY_PATH"), javalib, loader_agents_dir()};
@@ -666,7 +675,8 @@ void layer_data_dump_request(void)
 void layer_reset(void)
 {
     options_read = false;
-    agent_named = false;
+    xrun_agent = false;
+    loader_xrun_forget();
     atomic_store(&phase, LAYER_ONLOAD);
     events_reset();
     classes_reset();

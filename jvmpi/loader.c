@@ -160,6 +160,25 @@ static bool named_by_xrun(const char *agent)
     return false;
 }
 
+int loader_xrun_agents(void)
+{
+    xrun_read();
+    int n = 0;
+    for (int i = 0; i < xrun_count; i++) {
+        n += strcmp(xrun_names[i], "jdwp") != 0;
+    }
+    return n;
+}
+
+void loader_xrun_forget(void)
+{
+    for (int i = 0; i < xrun_count; i++) {
+        free(xrun_names[i]);
+        xrun_names[i] = NULL;
+    }
+    xrun_count = -1;
+}
+
 int loader_check_xrun(char *err, size_t errlen)
 {
     xrun_read();

@@ -38,4 +38,12 @@ jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, cons
  * layer cannot serve (one named twice: the VM would start one library twice). */
 int loader_check_xrun(char *err, size_t errlen);
 
+/* How many -Xrun agents the command line names (JDWP's -Xrunjdwp, a JVM TI
+ * agent, not counted): known in Agent_OnLoad, long before the VM calls
+ * their JVM_OnLoad. */
+int loader_xrun_agents(void);
+
+/* Tests: read the command line and JAVA_TOOL_OPTIONS again at the next ask. */
+void loader_xrun_forget(void);
+
 #endif
