@@ -3,7 +3,8 @@
 told (the layer's ledger, the agent's CPU samples) beside what JFR and a class
 histogram saw of the same run.  Writes report.txt and report.html into the
 output directory and prints the text.  Python's standard library only; the
-JFR recording is read through the JDK's own `jfr print --json`."""
+JFR recording is read through the JDK's own `jfr print --json` (or, with
+--jfr-json, from what that printed earlier)."""
 
 import argparse
 import datetime
@@ -67,15 +68,31 @@ class Missing(Exception):
     """A side the report cannot show, and why."""
 
 
-def read_ledger(path, exit_code):
+def layer_error(stderr_path):
+    """The first error line the layer wrote on the JVM's standard error, or None."""
+    if not stderr_path or not os.path.exists(stderr_path):
+        return None
+    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("JVMPI layer: error: "):
+                return line.strip()
+    return None
+
+
+def read_ledger(path, exit_code, stderr_path=None):
+    error = layer_error(stderr_path)
     if not os.path.exists(path):
+        if error:
+            raise Missing("the layer wrote no ledger: it stopped the JVM at start-up: %s" % error)
         raise Missing("the layer wrote no ledger: the JVM or the agent did not start (see the command's output)")
     with open(path, encoding="utf-8", errors="replace") as f:
         rows = [line.rstrip("\n").split("\t") for line in f]
     if not rows or rows[-1] != ["end"]:
+        if error:
+            raise Missing("the ledger is incomplete: the layer stopped the JVM (exit code %d): %s" % (exit_code, error))
         raise Missing("the ledger is incomplete: the JVM ended without VM death "
                       "(exit code %d: it was killed, crashed, or halted)" % exit_code)
-    led = {"events": {}, "classes": {}, "sites": {}, "agents": [], "array_class_loads": 0}
+    led = {"events": {}, "classes": {}, "sites": {}, "agents": [], "array_class_loads": 0, "gc": None}
     for r in rows:
         if r[0] == "event" and len(r) == 6:
             led["events"][r[1]] = {"enabled": r[2] == "1", "delivered": int(r[3]),
@@ -92,6 +109,8 @@ def read_ledger(path, exit_code):
             led["array_class_loads"] = int(r[1])
         elif r[0] == "agent" and len(r) == 2:
             led["agents"].append(r[1])
+        elif r[0] == "gc_windows" and len(r) == 4:
+            led["gc"] = {"collection_windows": int(r[1]), "collections": int(r[2]), "frees_only_windows": int(r[3])}
     return led
 
 
@@ -111,14 +130,23 @@ def read_histogram(path):
     return classes
 
 
-def read_jfr(jfr_tool, path):
-    if not os.path.exists(path):
-        raise Missing("JFR wrote no recording: the JVM stopped before JFR could start or dump it")
-    proc = subprocess.run([jfr_tool, "print", "--json", "--stack-depth", "1", "--events", JFR_EVENTS, path],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if proc.returncode != 0:
-        raise Missing("jfr print failed on %s: %s" % (path, proc.stderr.decode(errors="replace").strip()[:300]))
-    events = json.loads(proc.stdout)["recording"]["events"]
+def read_jfr(jfr_tool, path, json_path=None):
+    """The recording at path, read with jfr_tool; or, with json_path, what
+    `jfr print --json` printed of it earlier."""
+    if json_path:
+        if not os.path.exists(json_path):
+            raise Missing("no such file: %s" % json_path)
+        with open(json_path, "rb") as f:
+            printed = f.read()
+    else:
+        if not os.path.exists(path):
+            raise Missing("JFR wrote no recording: the JVM stopped before JFR could start or dump it")
+        proc = subprocess.run([jfr_tool, "print", "--json", "--stack-depth", "1", "--events", JFR_EVENTS, path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise Missing("jfr print failed on %s: %s" % (path, proc.stderr.decode(errors="replace").strip()[:300]))
+        printed = proc.stdout
+    events = json.loads(printed)["recording"]["events"]
     jfr = {"alloc_class": {}, "alloc_site": {}, "exec": {}, "gc_ids": set(), "class_stats": None,
            "thread_stats": None, "alloc_samples": 0, "exec_samples": 0}
     for e in events:
@@ -144,10 +172,13 @@ def read_jfr(jfr_tool, path):
     return jfr
 
 
-def read_cpu_samples(path):
+def read_cpu_samples(path, named=False):
     """The last CPU SAMPLES section of an HPROF text profile: samples by method
-    (the top frame; a method may rank under several traces), and the total."""
+    (the top frame; a method may rank under several traces), and the total.
+    named: the user named the file (--cpu-samples)."""
     if not os.path.exists(path):
+        if named:
+            raise Missing("the file --cpu-samples names, %s, does not exist after the run" % path)
         raise Missing("the agent wrote no profile at %s" % path)
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
@@ -395,8 +426,23 @@ def counts(led, jfr):
             return Missing("the recording holds no %s" % what)
 
     def gcs(e):
-        n = e["delivered"] - e["from_shutdown"]
-        return n, ("+%d in the agent's exit handler, after JFR had stopped" % e["from_shutdown"]) if e["from_shutdown"] else ""
+        """GC_START windows that served a collection: the layer delivers a
+        collection's frees in a window of its own, and frees the VM posts late
+        get another window, with no collection in it."""
+        notes = []
+        w = led["gc"]
+        if w is None:   # a ledger of an earlier layer: windows only
+            n = e["delivered"] - e["from_shutdown"]
+            notes.append("GC_START windows, some of them for late frees only")
+        else:
+            n = w["collection_windows"]
+            if w["collections"] != n:
+                notes.append("standing for %d VM collections" % w["collections"])
+            if w["frees_only_windows"]:
+                notes.append("+%d GC_START windows for late frees only" % w["frees_only_windows"])
+        if e["from_shutdown"]:
+            notes.append("+%d in the agent's exit handler, after JFR had stopped" % e["from_shutdown"])
+        return n, "; ".join(notes)
 
     def loads(e):
         arrays = led["array_class_loads"]
@@ -423,7 +469,9 @@ def cut(s, n):
     return s if len(s) <= n else s[:n - 3] + "..."
 
 
-def text_report(meta, comps, count_rows, rows_per_table):
+def text_report(meta, comps, count_rows, rows_per_table, cut_names=True):
+    """cut_names: names longer than the item column are cut (the terminal);
+    otherwise the column is as wide as the longest name (report.txt)."""
     out = []
     out.append("JVMPI migration comparison: %s" % meta["command"])
     out.append("  agent %s through the layer; JDK %s; the command exited with code %d"
@@ -440,14 +488,15 @@ def text_report(meta, comps, count_rows, rows_per_table):
         shown = [i for i in c.rows()][:rows_per_table]
         if not shown:
             continue
-        head = "   %4s  %-52s" % ("rank", c.item)
+        width = 52 if cut_names else max([52] + [len(i) for i in shown])
+        head = "   %4s  %-*s" % ("rank", width, c.item)
         for s in (c.left, c.right):
             head += "".join(" %14s" % ((s.short + " " + h) if k == 0 else h) for k, (_, h) in enumerate(s.fields))
             head += " |"
         head += " %9s" % "diff"
         out.append(head)
         for n, item in enumerate(shown, 1):
-            line = "   %4d  %-52s" % (n, cut(item, 52))
+            line = "   %4d  %-*s" % (n, width, cut(item, width))
             for s in (c.left, c.right):
                 v = s.values.get(item)
                 for f, _ in s.fields:
@@ -632,8 +681,9 @@ def html_report(meta, comps, count_rows):
         parts.append("</section>")
     parts.append('<section id="counts" data-section="counts"><h2>Collections, classes, threads</h2>')
     parts.append('<p class="explain">JVMPI events the layer delivered to the agent, beside what JFR recorded. '
-                 'Collections: GC_START (a JVMPI collection event may stand for several collections close '
-                 'together); classes: CLASS_LOAD without array classes, against JFR\'s loaded class count '
+                 'Collections: the GC_START windows that served a collection of the VM (one window may '
+                 'stand for several collections close together; windows for frees the VM posted late, with no '
+                 'collection in them, are in the note); classes: CLASS_LOAD without array classes, against JFR\'s loaded class count '
                  'since the VM started; threads: THREAD_START, against the threads JFR counts as started.</p>')
     parts.append(html_counts(count_rows))
     parts.append("</section></body></html>\n")
@@ -654,6 +704,10 @@ def main():
     ap.add_argument("--histogram-missing")
     ap.add_argument("--cpu-missing")
     ap.add_argument("--cpu-samples")
+    ap.add_argument("--cpu-samples-named", action="store_true",
+                    help="the user named the CPU samples file (--cpu-samples of compare.sh)")
+    ap.add_argument("--jfr-json", help="what `jfr print --json` printed of the recording, read instead of it")
+    ap.add_argument("--jvm-stderr", help="the JVM's standard error, kept by compare.sh")
     a = ap.parse_args()
 
     def attempt(f, *args):
@@ -661,18 +715,19 @@ def main():
             return f(*args)
         except Missing as m:
             return m
-        except (OSError, ValueError, KeyError) as e:
-            return Missing("could not be read: %s" % e)
+        except Exception as e:  # one side the report cannot read: the rest is still shown
+            first = (str(e).strip().splitlines() or [""])[0]
+            return Missing("could not be read: %s%s" % (type(e).__name__, ": " + first if first else ""))
 
-    led = attempt(read_ledger, os.path.join(a.out, "ledger.tsv"), a.exit_code)
+    led = attempt(read_ledger, os.path.join(a.out, "ledger.tsv"), a.exit_code, a.jvm_stderr)
     hist = Missing(a.histogram_missing) if a.histogram_missing else attempt(
         read_histogram, os.path.join(a.out, "histogram.txt"))
     jfr = Missing(a.jfr_missing) if a.jfr_missing else attempt(
-        read_jfr, os.path.join(a.jdk, "bin", "jfr"), os.path.join(a.out, "recording.jfr"))
+        read_jfr, os.path.join(a.jdk, "bin", "jfr"), os.path.join(a.out, "recording.jfr"), a.jfr_json)
     if a.cpu_missing:
         cpu = Missing(a.cpu_missing)
     elif a.cpu_samples:
-        cpu = attempt(read_cpu_samples, a.cpu_samples)
+        cpu = attempt(read_cpu_samples, a.cpu_samples, a.cpu_samples_named)
     else:
         cpu = Missing("no CPU samples file was named")
     meta = {"command": a.command, "exit_code": a.exit_code, "agent": a.agent, "jdk": a.jdk,
@@ -680,7 +735,7 @@ def main():
     comps = comparisons(led, hist, jfr, cpu)
     count_rows = counts(led, jfr)
     with open(os.path.join(a.out, "report.txt"), "w", encoding="utf-8") as f:
-        f.write(text_report(meta, comps, count_rows, FILE_ROWS))
+        f.write(text_report(meta, comps, count_rows, FILE_ROWS, cut_names=False))
     page = os.path.join(a.out, "report.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(html_report(meta, comps, count_rows))

@@ -13,6 +13,7 @@ r1, r2 (the left and right side's figures, in order) or diff.  Figures are
 printed without thousands separators; "-" when the side has none.  Exits 1,
 with a line saying why, when the section or the row is not there."""
 
+import re
 import sys
 
 
@@ -35,20 +36,30 @@ def section(path, title):
     sys.exit("no section '%s' in %s" % (title, path))
 
 
+# A table row: "<rank>  <item> <left figures> | <right figures> | <diff>".
+# The item may hold spaces ("(no Java frame)"); figures are numbers or "-".
+ROW = re.compile(r"^\s+(\d+)  (.*?)((?:\s+(?:-|[\d,]+))+)\s*$")
+
+
 def rows(lines):
-    """item -> {l1.., r1.., diff, rank}"""
+    """item -> {l1.., r1.., diff, rank}; an item on two rows is an error."""
     out = {}
     for line in lines:
-        parts = line.split("|")
-        head = parts[0].split()
-        if len(parts) != 3 or len(head) < 3 or not head[0].isdigit():
+        parts = line.split(" |")
+        if len(parts) != 3:
             continue
-        row = {"rank": head[0]}
-        for side, cells in (("l", head[2:]), ("r", parts[1].split())):
+        m = ROW.match(parts[0])
+        if not m:
+            continue
+        item = m.group(2).strip()
+        row = {"rank": m.group(1)}
+        for side, cells in (("l", m.group(3).split()), ("r", parts[1].split())):
             for k, v in enumerate(cells, 1):
                 row["%s%d" % (side, k)] = v.replace(",", "")
         row["diff"] = parts[2].strip()
-        out[head[1]] = row
+        if item in out:
+            sys.exit("two rows of '%s' (a name cut short?)" % item)
+        out[item] = row
     return out
 
 
