@@ -5,7 +5,7 @@
  * loaded before are retransformed.  JVM TI's MethodEntry/MethodExit, the
  * other source (methods=jvmti), put every thread in the interpreter.
  *
- * The calls go to three static natives of one class the layer defines in
+ * The calls go to static natives of one class the layer defines in
  * the boot loader's unnamed module, whose natives it registers
  * (RegisterNatives): no symbol is looked up, no library loaded.  Code of
  * every module can call it: the JVM makes a module whose classes an agent
@@ -57,12 +57,16 @@ static _Atomic uint32_t next_id = 1;
 
 static jvmtiEnv *hooks_env;
 static _Atomic(jclass) hooks_class; /* global ref, once defined */
-#define HOOKS_NATIVES 4
+#define HOOKS_NATIVES 5
 #define HOOKS_METHODS (HOOKS_NATIVES + 2)
 static _Atomic(jmethodID) hooks_methods[HOOKS_METHODS]; /* its methods: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
 static _Atomic bool entry_on, exit_on, receiver_on, step_on;
 static _Atomic bool stepping; /* new classes get the instruction hooks too */
+/* java.lang.Object's constructor passes its receiver to a hook at its exits
+ * (inject.h), so that constructors' receivers are objects the frame walk
+ * can read (ctor_receiver): what METHOD_ENTRY2 needs. */
+static _Atomic bool escaping;
 static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
@@ -362,6 +366,10 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
     hook_end();
 }
 
+/* java.lang.Object's constructor's exits: the receiver is only passed so
+ * that it escapes. */
+static void JNICALL hook_exit_init(JNIEnv *env, jclass cls, jobject self, jint id) { hook_exit(env, cls, id); }
+
 static void JNICALL hook_step(JNIEnv *env, jclass cls, jint id, jint offset)
 {
     if (!atomic_load_explicit(&step_on, memory_order_relaxed)) {
@@ -595,6 +603,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                               .enter = "enter",
                               .enter_this = "enterThis",
                               .exit = "exit",
+                              .exit_init = atomic_load(&escaping) ? "exitInit" : NULL,
                               .step = steps ? "step" : NULL,
                               .unstepped = unstepped,
                               .ctx = &where,
@@ -631,7 +640,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     bk_callback_exit();
 }
 
-/* A public final class with three public static natives, which is also a
+/* A public final class with five public static natives, which is also a
  * Function picking the second frame of a stack walk (the first is the
  * hook's own): a constructor's receiver is read from its frame through
  * that walk (ctor_receiver), which needs no JVM TI capability. */
@@ -679,6 +688,7 @@ static size_t hooks_class_bytes(unsigned char *b)
         {METHODREF, NULL, 4, 32},                                    /* 33 */
         {UTF8, "step", 0, 0},                                        /* 34 */
         {UTF8, "(II)V", 0, 0},                                       /* 35 */
+        {UTF8, "exitInit", 0, 0},                                    /* 36 */
     };
     /* <init>: aload_0, invokespecial Object.<init>, return */
     static const unsigned char init_code[] = {0x2a, 0xb7, 0, 33, 0xb1};
@@ -709,7 +719,7 @@ static size_t hooks_class_bytes(unsigned char *b)
     U2(1), U2(11);            /* implements Function */
     U2(0);                    /* no fields */
     U2(HOOKS_NATIVES + 2);
-    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}};
+    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}, {36, 8}};
     for (int i = 0; i < HOOKS_NATIVES; i++) {
         U2(0x0109), U2(natives[i][0]), U2(natives[i][1]), U2(0); /* public static native */
     }
@@ -749,6 +759,7 @@ static bool define_hooks_class(JNIEnv *env)
         {"enterThis", "(Ljava/lang/Object;I)V", (void *)hook_enter_this},
         {"exit", "(I)V", (void *)hook_exit},
         {"step", "(II)V", (void *)hook_step},
+        {"exitInit", "(Ljava/lang/Object;I)V", (void *)hook_exit_init},
     };
     if ((*env)->RegisterNatives(env, cls, natives, HOOKS_NATIVES) != 0) {
         (*env)->ExceptionClear(env);
@@ -847,6 +858,22 @@ static void retransform_loaded(JNIEnv *env)
     bk_deallocate(classes);
 }
 
+/* java.lang.Object alone, when only whether its constructor passes its
+ * receiver changes. */
+static void retransform_object(JNIEnv *env)
+{
+    jclass object = (*env)->FindClass(env, "java/lang/Object");
+    if (object == NULL) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    if (!JVMTI_OK(JVMTI_CALL(hooks_env, RetransformClasses, 1, &object))) {
+        LOG_WARN("METHOD_ENTRY2: java.lang.Object could not be retransformed: receivers of constructors the JIT "
+                 "compiled may be given as NULL");
+    }
+    (*env)->DeleteLocalRef(env, object);
+}
+
 bool bk_methodhooks_set(seam_source source, bool on)
 {
     bool ok = true;
@@ -862,6 +889,7 @@ bool bk_methodhooks_set(seam_source source, bool on)
     }
     bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
     bool steps = atomic_load(&step_on);
+    bool escapes = want && atomic_load(&receiver_on);
     JNIEnv *env = seam_current_env();
     if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
         if (want && hooks_env == NULL) {
@@ -870,10 +898,14 @@ bool bk_methodhooks_set(seam_source source, bool on)
         if (ok) {
             atomic_store(&rewriting, want);
             atomic_store(&stepping, steps);
+            atomic_store(&escaping, escapes);
             if (want || atomic_load(&any_rewritten)) {
                 retransform_loaded(env);
             }
         }
+    } else if (escapes != atomic_load(&escaping) && env != NULL && hooks_env != NULL) {
+        atomic_store(&escaping, escapes);
+        retransform_object(env);
     }
     if (ok && env != NULL && atomic_load(&receiver_on) && hooks_class != NULL) {
         prepare_receivers(env);

@@ -70,6 +70,7 @@ typedef struct {
     uint32_t *size;     /* n: its new length */
     uint8_t *wide;      /* n: a goto or jsr that became goto_w or jsr_w */
     uint32_t entry_len; /* the entry call, before instruction 0 */
+    uint32_t exit_len;  /* the exit call, before each return */
     uint32_t step_len;  /* STEP_LEN before every instruction, or 0 */
     /* A constructor's call of its super or this constructor (-1: none, every
      * instruction has an initialized receiver or none).  The code before it
@@ -79,7 +80,7 @@ typedef struct {
 } plan;
 
 typedef struct {
-    uint16_t enter, enter_this, exit, step, throwable, stack_map_name;
+    uint16_t enter, enter_this, exit, exit_init, step, throwable, stack_map_name;
     uint16_t first_id; /* the Integer of the class's first method number */
 } pool_refs;
 
@@ -122,14 +123,15 @@ static void plan_free(plan *pl)
  * instruction): what is put before it comes first. */
 static uint32_t target_of(const plan *pl, uint32_t old) { return pl->pre[pl->index_of[old]]; }
 
-static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, bool steps, char *err,
-                      size_t errlen)
+static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, bool exit_this, bool steps,
+                      char *err, size_t errlen)
 {
     memset(pl, 0, sizeof *pl);
     pl->this_init = -1;
     pl->code = code;
     pl->len = len;
     pl->entry_len = CALL_LEN + (with_this ? 1 : 0);
+    pl->exit_len = CALL_LEN + (exit_this ? 1 : 0);
     pl->step_len = steps ? STEP_LEN : 0;
     int n = bytecode_walk(code, len, NULL, 0, err, errlen);
     if (n <= 0)
@@ -199,7 +201,7 @@ static bool plan_layout(plan *pl, char *err, size_t errlen)
             pl->pre[i] = pos;
             pos += pl->step_len;
             if (bytecode_is_return(pl->code[pl->old_pc[i]]))
-                pos += CALL_LEN;
+                pos += pl->exit_len;
             pl->at[i] = pos;
             pl->size[i] = new_size(pl, i, pos);
             pos += pl->size[i];
@@ -317,8 +319,12 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
         p = out + pl->pre[i];
         if (pl->step_len > 0)
             p = emit_step(p, refs, index, pl->old_pc[i]);
-        if (p != out + pl->at[i])
+        if (p != out + pl->at[i] && pl->exit_len > CALL_LEN) {
+            *p++ = OP_ALOAD_0;
+            emit_call(p, refs, index, refs->exit_init);
+        } else if (p != out + pl->at[i]) {
             emit_call(p, refs, index, refs->exit);
+        }
         emit_insn(pl, i, out);
     }
     for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
@@ -580,7 +586,8 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, co
     bool with_this = !(m->access_flags & ACC_STATIC) && name != NULL && strcmp(name, "<init>") != 0;
     plan pl;
     bool ctor = name != NULL && strcmp(name, "<init>") == 0 && cf->super_class != 0;
-    bool ok = plan_init(&pl, c->code, c->code_length, with_this, steps, err, errlen) &&
+    bool exit_this = refs->exit_init != 0 && name != NULL && strcmp(name, "<init>") == 0 && cf->super_class == 0;
+    bool ok = plan_init(&pl, c->code, c->code_length, with_this, exit_this, steps, err, errlen) &&
               (!ctor || find_this_init(cf, &pl, err, errlen));
     *too_big = ok && !plan_layout(&pl, err, errlen);
     ok = ok && !*too_big;
@@ -594,8 +601,9 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, co
         c->code = code;
         c->code_length = len;
         /* the two halves of the number over what the code had there: a
-         * return value, the exception; the receiver and both at entry */
-        uint32_t stack = c->max_stack + 2u < 3u ? 3u : c->max_stack + 2u;
+         * return value, the exception; the receiver and both at entry, and
+         * at the exits of a constructor that passes it there */
+        uint32_t stack = c->max_stack + (exit_this ? 3u : 2u) < 3u ? 3u : c->max_stack + (exit_this ? 3u : 2u);
         c->max_stack = stack > UINT16_MAX ? UINT16_MAX : (uint16_t)stack;
     } else {
         free(code);
@@ -609,11 +617,16 @@ static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
     refs->enter = classfile_cp_add_methodref(cf, h->hooks_class, h->enter, "(I)V");
     refs->enter_this = classfile_cp_add_methodref(cf, h->hooks_class, h->enter_this, "(Ljava/lang/Object;I)V");
     refs->exit = classfile_cp_add_methodref(cf, h->hooks_class, h->exit, "(I)V");
+    /* java.lang.Object is the one class without a superclass */
+    bool exit_init = h->exit_init != NULL && cf->super_class == 0;
+    refs->exit_init =
+        exit_init ? classfile_cp_add_methodref(cf, h->hooks_class, h->exit_init, "(Ljava/lang/Object;I)V") : 0;
     refs->step = h->step != NULL ? classfile_cp_add_methodref(cf, h->hooks_class, h->step, "(II)V") : 0;
     refs->throwable = classfile_cp_add_class(cf, "java/lang/Throwable");
     refs->stack_map_name = classfile_cp_add_utf8(cf, "StackMapTable");
     refs->first_id = classfile_cp_add_integer(cf, h->first_id);
-    return refs->enter && refs->enter_this && refs->exit && (refs->step || h->step == NULL) && refs->throwable &&
+    return refs->enter && refs->enter_this && refs->exit && (refs->exit_init || !exit_init) &&
+           (refs->step || h->step == NULL) && refs->throwable &&
            refs->stack_map_name && refs->first_id;
 }
 

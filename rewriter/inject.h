@@ -43,6 +43,13 @@ typedef struct {
     const char *enter;       /* (I)V */
     const char *enter_this;  /* (Ljava/lang/Object;I)V */
     const char *exit;        /* (I)V */
+    /* (Ljava/lang/Object;I)V, or NULL: none.  java.lang.Object's constructor,
+     * which every other constructor calls last, passes its receiver to it
+     * at its exits, instead of calling exit: the new object then escapes
+     * (into a native call), so the JIT cannot replace it by its fields, and
+     * every constructor's frame holds it as an object from the start.  Who
+     * reads a constructor's receiver from its frame needs that. */
+    const char *exit_init;
     /* (II)V, called before each instruction with the method's number and
      * the instruction's offset in the original code (as a short: offsets
      * over 32767 arrive negative), after the entry call and before the exit

@@ -11,6 +11,9 @@
  *  - ENTRY2 carries NULL for static methods and, for the instance method
  *    and the constructor, the ID that jobject2jobjectID gives the receiver
  *    (asked after the constructor ran, so the ID ENTRY2 made is reused);
+ *  - ENTRY2 of D_Methods$Point's constructor, run hot on objects that never
+ *    leave their loop, names an object every time (the JIT must not have
+ *    replaced it by its fields where the receiver is read);
  *  - after methodEventsOff(), no more method events, and the JIT works
  *    again: a method first run hot afterwards gets a COMPILED_METHOD_LOAD;
  *    hotWhileOn, run as hot while the events were on, got one then with the
@@ -30,6 +33,8 @@ static JNIEnv *main_env, *worker_env;
 /* counts[method][thread][0 = ENTRY, 1 = ENTRY2, 2 = EXIT] */
 static long counts[M_COUNT][T_COUNT][3];
 static long bad_receiver, bad_static_receiver, events_after_off;
+static jmethodID point_init;                 /* D_Methods$Point.<init> */
+static long point_entries, point_no_receiver; /* its ENTRY2s, and those with obj_id NULL */
 static jobjectID receiver_seen_init;   /* ENTRY2 obj_id of D_Methods.<init> */
 static jobjectID receiver_id;          /* jobject2jobjectID of the receiver */
 static int off;                        /* methodEventsOff() ran */
@@ -56,6 +61,12 @@ static int thread_of(JNIEnv *env)
 static void method_event(JVMPI_Event *ev, int kind)
 {
     jmethodID m = kind == 1 ? ev->u.method_entry2.method_id : ev->u.method.method_id;
+    if (kind == 1 && m != NULL && m == __atomic_load_n(&point_init, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&off, __ATOMIC_ACQUIRE)) {
+        __atomic_add_fetch(&point_entries, 1, __ATOMIC_SEQ_CST);
+        if (ev->u.method_entry2.obj_id == NULL)
+            __atomic_add_fetch(&point_no_receiver, 1, __ATOMIC_SEQ_CST);
+    }
     int w = which(m);
     if (w < 0)
         return;
@@ -106,6 +117,9 @@ static void finish(void)
             (void *)receiver_id);
     c_check(bad_receiver == 0, "ENTRY2 of instanceCallee named the receiver every time (%ld did not)", bad_receiver);
     c_check(bad_static_receiver == 0, "ENTRY2 of static methods had obj_id NULL (%ld did not)", bad_static_receiver);
+    c_check(point_entries == 200000, "D_Methods$Point.<init>: %ld METHOD_ENTRY2 (expected 200000)", point_entries);
+    c_check(point_no_receiver == 0, "ENTRY2 of D_Methods$Point.<init> named its object every time (%ld had NULL)",
+            point_no_receiver);
     c_check(off, "methodEventsOff() ran");
     c_check(events_after_off == 0, "no method event after DisableEvent (got %ld)", events_after_off);
     if (jit_while_on)
@@ -136,6 +150,11 @@ static void notify(JVMPI_Event *ev)
                     if (c_streq(m->method_name, names[w]))
                         __atomic_store_n(&ids[w], m->method_id, __ATOMIC_RELEASE);
             }
+        }
+        if (c_streq(ev->u.class_load.class_name, "D_Methods$Point")) {
+            for (int i = 0; i < ev->u.class_load.num_methods; i++)
+                if (c_streq(ev->u.class_load.methods[i].method_name, "<init>"))
+                    __atomic_store_n(&point_init, ev->u.class_load.methods[i].method_id, __ATOMIC_RELEASE);
         }
         break;
     case JVMPI_EVENT_THREAD_START:

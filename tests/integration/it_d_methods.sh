@@ -24,8 +24,8 @@ for mode in rewrite jvmti; do
   expect_file_has "$WORK/methods-$mode.out" '^D_Methods: caught=2000 '
   [ -s "$out" ] || fail "agent wrote nothing ($mode)"
   expect_no_agent_failures "$out"
-  # 7 EnableEvent, 3 DisableEvent, 21 counts, 7 "no other thread", 7 more.
-  expect_summary "$out" d_methods 45
+  # 7 EnableEvent, 3 DisableEvent, 21 counts, 7 "no other thread", 9 more.
+  expect_summary "$out" d_methods 47
   # JDK 24 and later warn about System.load (the program loads the agent's natives): nothing else.
   grep -v -e '^WARNING: ' -e '^$' "$WORK/methods-$mode.err" && fail "the layer or the VM printed something ($mode)"
   note "$mode: $(grep '^D_Methods:' "$WORK/methods-$mode.out")"

@@ -7,11 +7,20 @@
  * exception thrown in its callee.  Then the method events are switched off
  * and a method that has never run gets hot: it must be compiled (the JIT
  * works again), while the same kind of method run hot while the events were
- * on was not.
+ * on was not.  Also a constructor run hot whose objects never leave the
+ * loop that makes them: the JIT's escape analysis would replace them by
+ * their fields, yet METHOD_ENTRY2 must name each one.
  */
 public class D_Methods {
     static final int N = 1000;
     static final int M = 300;
+    static final int HOT_POINTS = 200000;
+
+    /* Made hot, and used only through its fields. */
+    static final class Point {
+        final int x, y;
+        Point(int x, int y) { this.x = x; this.y = y; }
+    }
 
     static native void receiverIs(Object o);
     static native void methodEventsOff();
@@ -58,6 +67,10 @@ public class D_Methods {
             try { passesThrough(i); } catch (IllegalStateException e) { caught++; }
         }
         for (int i = 0; i < 20000; i++) sum += hotWhileOn(i);
+        for (int i = 0; i < HOT_POINTS; i++) {
+            Point p = new Point(i, i + 1);
+            sum += p.x + p.y;
+        }
         Thread.sleep(500);
         boolean compiledWhileOn = compiledSeen("hotWhileOn");
         methodEventsOff();
