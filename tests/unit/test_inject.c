@@ -228,6 +228,65 @@ START_TEST(test_instruction_hooks)
 }
 END_TEST
 
+/* With exit_init: the constructor of a class without a superclass (only
+ * java.lang.Object has none) passes its receiver at each return, through
+ * exit_init; any other class is rewritten as without it, and its pool gets
+ * no reference to exit_init. */
+static bool pool_names(const classfile *cf, const char *utf8)
+{
+    for (uint16_t k = 1; k < cf->cp_count; k++)
+        if (cf->cp[k].tag == CLASSFILE_CONSTANT_Utf8 && strcmp(cf->cp[k].utf8, utf8) == 0)
+            return true;
+    return false;
+}
+
+START_TEST(test_root_constructor_passes_receiver)
+{
+    inject_hooks h = hooks;
+    h.exit_init = "exitInit";
+    path_list l = test_classes();
+    int ctors = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        size_t len;
+        uint8_t *data = read_file(l.paths[i], &len);
+        for (int root = 0; root <= 1; root++) {
+            classfile *cf = parse_ok(data, len, l.paths[i]);
+            if (root)
+                cf->super_class = 0;
+            int changed;
+            classfile *back = inject_round_trip(cf, &h, l.paths[i], &changed);
+            ck_assert_msg(pool_names(back, "exitInit") == (root && changed > 0), "%s: exitInit in the pool: %d",
+                          l.paths[i], pool_names(back, "exitInit"));
+            for (uint16_t m = 0; root && m < back->method_count; m++) {
+                const classfile_code *c = code_of(&back->methods[m]);
+                if (c == NULL || strcmp(classfile_utf8(back, back->methods[m].name_index), "<init>") != 0)
+                    continue;
+                ctors++;
+                int n = bytecode_walk(c->code, c->code_length, NULL, 0, NULL, 0);
+                uint32_t *starts = malloc(sizeof *starts * (size_t)n);
+                bytecode_walk(c->code, c->code_length, starts, (uint32_t)n, NULL, 0);
+                for (int k = 0; k < n; k++) {
+                    if (!bytecode_is_return(c->code[starts[k]]))
+                        continue;
+                    uint32_t id;
+                    ck_assert_int_ge(k, CALL_INSNS + 1);
+                    ck_assert_uint_eq(c->code[starts[k - CALL_INSNS - 1]], 0x2a); /* aload_0 */
+                    ck_assert_str_eq(call_at(back, c->code, starts[k - CALL_INSNS], &id), "exitInit");
+                    ck_assert_uint_eq(id, hooks.first_id + m);
+                }
+                free(starts);
+                ck_assert_uint_ge(c->max_stack, 3);
+            }
+            classfile_free(back);
+            classfile_free(cf);
+        }
+        free(data);
+    }
+    ck_assert_int_ge(ctors, 20);
+    free_list(&l);
+}
+END_TEST
+
 /* A Code attribute the rewriter knows no offsets of: the class is refused
  * with a reason naming the method and the attribute. */
 START_TEST(test_unknown_code_attribute_refused)
@@ -265,6 +324,7 @@ static Suite *inject_suite(void)
     tcase_add_test(tc, test_every_test_class);
     tcase_add_test(tc, test_unknown_code_attribute_refused);
     tcase_add_test(tc, test_instruction_hooks);
+    tcase_add_test(tc, test_root_constructor_passes_receiver);
     suite_add_tcase(s, tc);
     return s;
 }
