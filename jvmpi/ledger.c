@@ -6,6 +6,7 @@
  *   agent         <name>                      one line per agent
  *   event         <NAME> <enabled 0|1> <delivered> <requested> <from JVM_SHUT_DOWN on>
  *   class_loads   <CLASS_LOADs of array classes>
+ *   gc_windows    <windows for a collection> <collections they served> <windows for late frees only>
  *   class         <name> <allocs> <bytes> <run allocs> <run bytes> <frees> <freed bytes>
  *   site          <method> <allocs> <bytes>
  *   end
@@ -15,7 +16,8 @@
  * while it ran; the others are the start-up replay's (objects already in the
  * heap at VM init) and objects defined for an event that named them.  The
  * first two lines are written at start-up, the rest at VM death; "end" says
- * the file is complete.
+ * the file is complete.  gc_windows counts the windows delivered
+ * before JVM_SHUT_DOWN (GC_START's last field counts those after).
  */
 #include "ledger.h"
 
@@ -45,6 +47,7 @@ static _Atomic bool enabled_ever[N_TYPES];
 static _Atomic long delivered[N_TYPES], requested[N_TYPES], from_shutdown[N_TYPES];
 static _Atomic bool shutting_down;
 static _Atomic long array_class_loads;
+static _Atomic long collection_windows, window_collections, frees_only_windows;
 
 static FILE *out;
 static char *out_path;
@@ -372,6 +375,19 @@ void ledger_object_freed(const ledger_free *f)
     pthread_mutex_unlock(&lock);
 }
 
+void ledger_gc_window(long collections)
+{
+    if (!ledger_active() || atomic_load_explicit(&shutting_down, memory_order_relaxed)) {
+        return;
+    }
+    if (collections > 0) {
+        atomic_fetch_add(&collection_windows, 1);
+        atomic_fetch_add(&window_collections, collections);
+    } else {
+        atomic_fetch_add(&frees_only_windows, 1);
+    }
+}
+
 /* ---- the file -------------------------------------------------------------- */
 
 int ledger_start(const char *path, int hold_s, char *err, size_t errlen)
@@ -498,6 +514,8 @@ static void write_events(FILE *f)
                 atomic_load(&delivered[t]), atomic_load(&requested[t]), atomic_load(&from_shutdown[t]));
     }
     fprintf(f, "class_loads\t%ld\n", atomic_load(&array_class_loads));
+    fprintf(f, "gc_windows\t%ld\t%ld\t%ld\n", atomic_load(&collection_windows), atomic_load(&window_collections),
+            atomic_load(&frees_only_windows));
 }
 
 static void hold_vm(void)
@@ -569,6 +587,9 @@ void ledger_reset(void)
     }
     atomic_store(&shutting_down, false);
     atomic_store(&array_class_loads, 0);
+    atomic_store(&collection_windows, 0);
+    atomic_store(&window_collections, 0);
+    atomic_store(&frees_only_windows, 0);
     pthread_mutex_lock(&lock);
     class_entry *c, *ctmp;
     HASH_ITER(hh, classes_seen, c, ctmp)

@@ -8,10 +8,12 @@
  *   - objects by class: OBJECT_ALLOCs and OBJECT_FREEs with their bytes,
  *     and which of the allocations the program made while it ran (not the
  *     objects of the start-up replay, nor those defined for an event);
- *   - those allocations by site: the allocating method (the top frame).
+ *   - those allocations by site: the allocating method (the top frame);
+ *   - GC windows (GC_START to GC_FINISH): those that served collections of
+ *     the VM, how many collections, and those that carried late frees only.
  *
- * Switched on by JVMPI_LAYER_OPTIONS=ledger=<file>.  Off, it costs the
- * event path one predictable branch (ledger_active()).
+ * Switched on by JVMPI_LAYER_OPTIONS=ledger=<file>.  Off, the event path
+ * only tests one flag (ledger_active()).
  */
 #ifndef JVMPI_LEDGER_H_
 #define JVMPI_LEDGER_H_
@@ -53,6 +55,10 @@ typedef struct ledger_free {
 } ledger_free;
 void ledger_free_note(int64_t tag, ledger_free *out);
 void ledger_object_freed(const ledger_free *f);
+
+/* A GC window's GC_START was delivered; collections: how many of the VM's
+ * collections it served (0: it carried frees the VM posted late). */
+void ledger_gc_window(long collections);
 
 /* VM death: writes the ledger, then holds the VM if asked to. */
 void ledger_finish(void);

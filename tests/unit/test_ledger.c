@@ -236,6 +236,7 @@ START_TEST(test_counts)
     expect_line("event\tGC_START\t1\t1\t0\t0");
     expect_line("event\tCLASS_LOAD\t1\t4\t0\t0");
     expect_line("class_loads\t2");
+    expect_line("gc_windows\t1\t1\t0");
     expect_line("event\tTHREAD_START\t1\t1\t0\t0");
     expect_line("event\tMETHOD_ENTRY\t1\t0\t0\t0");
     expect_line("event\tMONITOR_WAIT\t0\t0\t0\t0");
@@ -271,8 +272,40 @@ START_TEST(test_from_shutdown)
     expect_line("event\tGC_START\t1\t2\t0\t1");
     expect_line("event\tOBJECT_FREE\t1\t2\t0\t1");
     expect_line("event\tJVM_SHUT_DOWN\t1\t1\t0\t1");
+    /* the window of the agent's RunGC at shutdown is not among the windows */
+    expect_line("gc_windows\t1\t1\t0");
     expect_line("class\tpkg.Blob\t1\t16\t1\t16\t1\t16");
     expect_line("class\tint[]\t1\t64\t1\t64\t1\t64");
+}
+END_TEST
+
+/* GC windows: one that served two collections close together, one that
+ * served one, and one that carried only frees the VM posted late. */
+START_TEST(test_gc_windows)
+{
+    start_layer(options);
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_OBJECT_FREE);
+    enable(JVMPI_EVENT_GC_START);
+    enable(JVMPI_EVENT_GC_FINISH);
+    define_classes();
+    go_live();
+    int64_t dead[4];
+    for (int i = 0; i < 4; i++) {
+        dead[i] = allocate(blob_tag, BLOB, 0, 16);
+    }
+    layer_gc_finish();
+    collection(&dead[0], 1);
+    gc_deliver_due(ENV_MAIN);
+    collection(&dead[1], 1);
+    gc_deliver_due(ENV_MAIN);
+    /* late frees, with no collection: delivered in a window of their own */
+    layer_object_freed(dead[2]);
+    layer_object_freed(dead[3]);
+    layer_vm_death(ENV_MAIN);
+    expect_line("event\tGC_START\t1\t3\t0\t0");
+    expect_line("event\tOBJECT_FREE\t1\t4\t0\t0");
+    expect_line("gc_windows\t2\t3\t1");
 }
 END_TEST
 
@@ -423,6 +456,7 @@ static Suite *ledger_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_counts);
     tcase_add_test(tc, test_from_shutdown);
+    tcase_add_test(tc, test_gc_windows);
     tcase_add_test(tc, test_class_object_freed);
     tcase_add_test(tc, test_off);
     tcase_add_test(tc, test_options);
