@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --cpu-samples) [ $# -ge 2 ] || usage "--cpu-samples needs a file"; cpu_file=$2; shift 2 ;;
     --cpu-samples=*) cpu_file=${1#--cpu-samples=}; shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1' (the Java command goes after --)" ;;
   esac
 done
@@ -50,14 +50,38 @@ done
 cmd=("$@")
 [ -n "$agent_spec" ] && [ "${agent_spec:0:1}" != ":" ] || usage "--agent '$agent_spec': no agent name before ':'"
 
-mkdir -p "$out" || die "cannot create the output directory $out"
+# ---- the JDK that runs the command, and python3: before anything is made ------
+prog=$(command -v -- "${cmd[0]}") || die "cannot find the command '${cmd[0]}'"
+real=$(readlink -f -- "$prog")
+jdk=$(dirname "$(dirname "$real")")
+# A JDK launcher sits in a JDK's bin directory, beside java, below a release
+# file or the runtime image (lib/modules).
+if [ ! -x "$(dirname "$real")/java" ] || { [ ! -f "$jdk/release" ] && [ ! -f "$jdk/lib/modules" ]; }; then
+  die "'${cmd[0]}' is not a JDK launcher ($real is not in a JDK's bin directory): the command must be java, javac or another launcher of a JDK, which compare.sh starts with its own JVM options"
+fi
+jfr_missing=
+if [ -f "$jdk/release" ] && ! grep -q '^MODULES=.*[" ]jdk\.jfr[" ]' "$jdk/release"; then
+  jfr_missing="the JDK at $jdk has no JFR: its runtime image lacks the jdk.jfr module"
+elif [ ! -x "$jdk/bin/jfr" ]; then
+  jfr_missing="the JDK at $jdk has no jfr tool to read a recording with"
+fi
+jcmd=$jdk/bin/jcmd
+histogram_missing=
+[ -x "$jcmd" ] || histogram_missing="the JDK at $jdk has no jcmd"
+command -v python3 >/dev/null || die "python3 is needed to write the report (scripts/setup.sh installs it)"
+
+if [ -n "${JVMPI_LAYER:-}" ] && [ ! -f "$JVMPI_LAYER" ]; then
+  die "JVMPI_LAYER=$JVMPI_LAYER: no such file (it names the layer, libjvmpi.so, to use instead of building one)"
+fi
+
+err=$(mkdir -p -- "$out" 2>&1) || die "cannot create the output directory $out: ${err##*: }"
 out=$(cd "$out" && pwd)
 case $out in
   *,*|*:*) die "the output directory's path $out holds a ',' or ':', which the JVM's options cannot carry" ;;
 esac
 ledger=$out/ledger.tsv
 rm -f "$ledger" "$ledger.done" "$out/recording.jfr" "$out"/histogram.* "$out/agent.hprof.txt" \
-  "$out/report.txt" "$out/report.html"
+  "$out/report.txt" "$out/report.html" "$out/stderr.txt"
 
 # ---- the layer and the agent -------------------------------------------------
 if [ -n "${JVMPI_LAYER:-}" ]; then
@@ -80,8 +104,10 @@ agent_opts=
 
 # Where the agent's CPU samples are, or why there are none.
 cpu_missing=
+cpu_named=
 if [ -n "$cpu_file" ]; then
   cpu_file=$(readlink -f "$cpu_file")
+  cpu_named=1
 elif [ "$agent" = hprof ] || [ "$(basename "$agent")" = libhprof.so ]; then
   IFS=, read -ra parts <<<"$agent_opts"
   given_file= binary= net= samples=
@@ -112,25 +138,6 @@ elif [ "$agent" = hprof ] || [ "$(basename "$agent")" = libhprof.so ]; then
 else
   cpu_missing="the agent '$agent' writes no CPU samples the report can read (the HPROF work-alike's cpu=samples does; --cpu-samples <file> names another agent's, in HPROF's text format)"
 fi
-
-# ---- the JDK that runs the command -------------------------------------------
-prog=$(command -v -- "${cmd[0]}") || die "cannot find the command '${cmd[0]}'"
-real=$(readlink -f -- "$prog")
-jdk=$(dirname "$(dirname "$real")")
-if [ ! -x "$jdk/bin/java" ]; then
-  [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] ||
-    die "cannot tell which JDK '${cmd[0]}' runs ($real is not in a JDK's bin directory): set JAVA_HOME"
-  jdk=$JAVA_HOME
-fi
-jfr_missing=
-if [ -f "$jdk/release" ] && ! grep -q '^MODULES=.*[" ]jdk\.jfr[" ]' "$jdk/release"; then
-  jfr_missing="the JDK at $jdk has no JFR: its runtime image lacks the jdk.jfr module"
-elif [ ! -x "$jdk/bin/jfr" ]; then
-  jfr_missing="the JDK at $jdk has no jfr tool to read a recording with"
-fi
-jcmd=$jdk/bin/jcmd
-histogram_missing=
-[ -x "$jcmd" ] || histogram_missing="the JDK at $jdk has no jcmd"
 
 # ---- the run -------------------------------------------------------------------
 jvm_opts=("-agentpath:$layer=$agent_spec")
@@ -165,8 +172,11 @@ watcher=$!
 
 echo "compare: running ${cmd[*]}"
 echo "compare: with $agent_spec through the layer, JFR ${jfr_missing:+off ($jfr_missing)}${jfr_missing:-recording}"
-JVMPI_LAYER_OPTIONS="${JVMPI_LAYER_OPTIONS:+$JVMPI_LAYER_OPTIONS,}ledger=$ledger,ledgerhold=120" "${run[@]}"
-rc=$?
+# The JVM's standard error is kept too: the report quotes the layer's error
+# line when the layer stopped the JVM (an agent it could not load).
+{ JVMPI_LAYER_OPTIONS="${JVMPI_LAYER_OPTIONS:+$JVMPI_LAYER_OPTIONS,}ledger=$ledger,ledgerhold=120" \
+    "${run[@]}" 2>&1 >&3 3>&- | tee "$out/stderr.txt" >&2; } 3>&1
+rc=${PIPESTATUS[0]}
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
 echo "compare: the command exited with code $rc"
@@ -180,12 +190,12 @@ if [ -z "$histogram_missing" ]; then
 fi
 
 report=(python3 "$ROOT/scripts/compare_report.py" --out "$out" --command "${cmd[*]}" --exit-code "$rc"
-  --agent "$agent_spec" --jdk "$jdk")
+  --agent "$agent_spec" --jdk "$jdk" --jvm-stderr "$out/stderr.txt")
 [ -n "$jfr_missing" ] && report+=(--jfr-missing "$jfr_missing")
 [ -n "$histogram_missing" ] && report+=(--histogram-missing "$histogram_missing")
 if [ -n "$cpu_missing" ]; then
   report+=(--cpu-missing "$cpu_missing")
 else
-  report+=(--cpu-samples "$cpu_file")
+  report+=(--cpu-samples "$cpu_file" ${cpu_named:+--cpu-samples-named})
 fi
 "${report[@]}" || die "the report could not be written"
