@@ -10,7 +10,18 @@
  *
  *   -agentpath:libcapsprobe.so=<file>
  * writes one line at VM init:
- *   CAPS single_step=N local_variables=N method_entry=N method_exit=N owned_monitor=N contended_monitor=N
+ *   CAPS single_step=N local_variables=N method_entry=N method_exit=N
+ *        breakpoints=N frame_pop=N exceptions=N pop_frame=N early_return=N
+ *        field_access=N field_modification=N owned_monitor=N contended_monitor=N
+ * (on one line), 1 for a capability someone holds, 0 for one no one does.
+ * The last two are MONITOR_DUMP's.
+ *
+ * Breakpoints and field access/modification are "solo": one environment at
+ * a time, so one that another holds is not potential for a fresh
+ * environment either.  For those the probe looks in its own Agent_OnLoad:
+ * still potential then means that no one took them before it.  So load the
+ * probe after the agents it watches (-agentpath options are loaded in
+ * command-line order, JAVA_TOOL_OPTIONS' first).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +31,7 @@
 
 static JavaVM *vm;
 static char *path;
+static jvmtiCapabilities at_onload; /* potential in the probe's Agent_OnLoad */
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
@@ -32,10 +44,16 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         fprintf(stderr, "capsprobe: cannot probe the capabilities (output %s)\n", path);
         abort();
     }
-    fprintf(f, "CAPS single_step=%d local_variables=%d method_entry=%d method_exit=%d owned_monitor=%d "
-               "contended_monitor=%d\n",
+    fprintf(f,
+            "CAPS single_step=%d local_variables=%d method_entry=%d method_exit=%d breakpoints=%d frame_pop=%d "
+            "exceptions=%d pop_frame=%d early_return=%d field_access=%d field_modification=%d owned_monitor=%d "
+            "contended_monitor=%d\n",
             c.can_generate_single_step_events, c.can_access_local_variables, c.can_generate_method_entry_events,
-            c.can_generate_method_exit_events, c.can_get_owned_monitor_info, c.can_get_current_contended_monitor);
+            c.can_generate_method_exit_events, !at_onload.can_generate_breakpoint_events, c.can_generate_frame_pop_events,
+            c.can_generate_exception_events, c.can_pop_frame, c.can_force_early_return,
+            !at_onload.can_generate_field_access_events, !at_onload.can_generate_field_modification_events,
+            c.can_get_owned_monitor_info,
+            c.can_get_current_contended_monitor);
     fclose(f);
     (*fresh)->DisposeEnvironment(fresh);
 }
@@ -49,6 +67,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
     }
     vm = jvm;
     path = strdup(options);
+    memset(&at_onload, 0, sizeof at_onload);
+    if ((*jvmti)->GetPotentialCapabilities(jvmti, &at_onload) != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "capsprobe: cannot read the potential capabilities in Agent_OnLoad\n");
+        return JNI_ERR;
+    }
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.VMInit = on_vm_init;
