@@ -193,7 +193,11 @@ void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
     JVMPI_Event ev = event_zero;
     ev.event_type = event_type;
     ev.u.method.method_id = method;
-    events_deliver(env, &ev);
+    if (event_type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD) {
+        events_deliver(env, &ev);
+    } else {
+        events_deliver_method(env, &ev);
+    }
 }
 
 void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
@@ -202,7 +206,7 @@ void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
     ev.event_type = JVMPI_EVENT_METHOD_ENTRY2;
     ev.u.method_entry2.method_id = method;
     ev.u.method_entry2.obj_id = receiver;
-    events_deliver(env, &ev);
+    events_deliver_method(env, &ev);
 }
 
 void dispatch_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,

@@ -62,6 +62,9 @@ void events_set_interface(int agent, JVMPI_Interface *iface);
 agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev);
 /* The same, to the agents of mask only (that enabled it). */
 agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev);
+/* events_deliver for METHOD_ENTRY, METHOD_ENTRY2 and METHOD_EXIT, made
+ * cheap for their usual case. */
+agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev);
 /* The same, for an event that names another thread than the calling one
  * (MONITOR_CONTENDED_EXIT, emulated): env_id is the JNIEnv * the agent
  * knows that thread by. */
