@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 REPORT = os.path.join(SOURCE, "scripts", "compare_report.py")
 ROWS = os.path.join(HERE, "compare_rows.py")
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import compare_report as cr  # noqa: E402
 
