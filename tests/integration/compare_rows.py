@@ -5,6 +5,7 @@ scripts/compare.sh), for the it_m_*.sh tests:
   compare_rows.py get REPORT SECTION ITEM COLUMN   one figure of a table row
   compare_rows.py top REPORT SECTION SIDE           the item ranked first by SIDE (l or r)
   compare_rows.py count REPORT WHAT                 "<jvmpi> <jfr>" of an events row
+  compare_rows.py note REPORT WHAT                  the note of an events row
   compare_rows.py missing REPORT SECTION            the MISSING lines of a section
   compare_rows.py agreement REPORT SECTION          a section's agreement line
 
@@ -76,10 +77,13 @@ def main(argv):
         ranked = sorted((int(r[col]) for r in table.values() if r.get(col, "-") != "-"), reverse=True)
         best = [i for i, r in table.items() if ranked and r.get(col) == str(ranked[0])]
         print(best[0] if best else "-")
-    elif cmd == "count":
+    elif cmd in ("count", "note"):
         for line in section(path, "Events"):
             if line[3:21].strip() == argv[3]:
-                print(line[37:49].strip().replace(",", ""), line[50:62].strip().replace(",", ""))
+                if cmd == "count":
+                    print(line[37:49].strip().replace(",", ""), line[50:62].strip().replace(",", ""))
+                else:
+                    print(line[74:].strip())
                 return
         sys.exit("no events row '%s' in %s" % (argv[3], path))
     elif cmd == "agreement":

@@ -9,8 +9,10 @@
 //  - M_Known.pad allocates PADS M_Known$Pad, none kept: a sampler that
 //    weighs each sample by the bytes allocated since the previous one gives
 //    the last bytes of the phase before to the next sample, now a Pad;
-//  - WORKERS threads named m-worker-<i> are started and joined, and
-//    System.gc() runs GCS times;
+//  - a class, M_Known$Gone, is loaded and initialised through a class
+//    loader of its own, which is then dropped (the class can be unloaded);
+//  - args[1] threads (WORKERS if not given) named m-worker-<i> are started
+//    and joined, and System.gc() runs GCS times (which unloads Gone);
 //  - M_Known.spin keeps the CPU busy for args[0] ms (2000 if not given).
 // It prints the truth it was built to produce, one "truth" line each.
 public class M_Known {
@@ -24,6 +26,22 @@ public class M_Known {
 
     static final class Pad {
         int x;
+    }
+
+    /** Loaded only by a throw-away class loader, never by the application's. */
+    static final class Gone {
+        static int x = 1;
+    }
+
+    /** Loads and initialises Gone through a loader of its own, and drops both. */
+    static void loadAndDrop() throws Exception {
+        java.net.URL here = M_Known.class.getProtectionDomain().getCodeSource().getLocation();
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {here}, null)) {
+            Class<?> c = Class.forName("M_Known$Gone", true, loader);
+            if (c.getClassLoader() != loader) {
+                throw new IllegalStateException("Gone was not loaded by the throw-away loader");
+            }
+        }
     }
 
     static final Blob[] kept = new Blob[KEPT];
@@ -58,6 +76,7 @@ public class M_Known {
 
     public static void main(String[] args) throws Exception {
         long spinMs = args.length > 0 ? Long.parseLong(args[0]) : 2000;
+        int workers = args.length > 1 ? Integer.parseInt(args[1]) : WORKERS;
         for (int i = 0; i < BLOBS; i++) {
             Blob b = makeBlob(i);
             if (i < KEPT) {
@@ -75,12 +94,13 @@ public class M_Known {
         for (int i = 0; i < PADS; i++) {
             last = pad(i);
         }
-        Thread[] workers = new Thread[WORKERS];
-        for (int i = 0; i < WORKERS; i++) {
-            workers[i] = new Thread(() -> sink += 1, "m-worker-" + i);
-            workers[i].start();
+        loadAndDrop();
+        Thread[] started = new Thread[workers];
+        for (int i = 0; i < workers; i++) {
+            started[i] = new Thread(() -> sink += 1, "m-worker-" + i);
+            started[i].start();
         }
-        for (Thread t : workers) {
+        for (Thread t : started) {
             t.join();
         }
         for (int i = 0; i < GCS; i++) {
@@ -95,6 +115,7 @@ public class M_Known {
         System.out.println("truth live M_Known$Blob " + KEPT);
         System.out.println("truth allocated byte[" + BUFFER_BYTES + "] " + BUFFERS + " by M_Known.fill");
         System.out.println("truth hot M_Known.spin for " + spinMs + " ms");
-        System.out.println("truth threads m-worker " + WORKERS + ", System.gc " + GCS + " (sink " + (sink & 1) + ")");
+        System.out.println("truth threads m-worker " + workers + ", System.gc " + GCS + " (sink " + (sink & 1) + ")");
+        System.out.println("truth unloadable M_Known$Gone 1");
     }
 }
