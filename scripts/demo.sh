@@ -185,7 +185,7 @@ TREE=$ROOT/build/jdk-sources
 
 echo
 echo "demo: javac ($JDK) compiling 60 files of java.util, profiled by hprof through the layer,"
-echo "      with JFR recording the same run (scripts/compare.sh; about two minutes)"
+echo "      with JFR recording the same run (scripts/compare.sh)"
 PROFILE=$DEMO/javac.hprof.txt
 COMPARE=$DEMO/compare
 if ! JVMPI_LAYER=$LAYER bash "$ROOT/scripts/compare.sh" --agent "hprof:heap=sites,cpu=samples,depth=6,file=$PROFILE" \
