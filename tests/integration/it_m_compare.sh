@@ -156,6 +156,11 @@ timeout 60 bash "$COMPARE" --out "$WORK/notjdk" -- ls >"$WORK/notjdk.log" 2>&1 &
 [ "$(wc -l <"$WORK/notjdk.log")" = 1 ] && expect_file_has "$WORK/notjdk.log" "^compare: 'ls' is not a JDK launcher" ||
   { cat "$WORK/notjdk.log"; fail "notjdk: not one line saying ls is no JDK launcher"; }
 [ ! -e "$WORK/notjdk" ] || fail "notjdk: the output directory was made"
+# --help is the script's opening comment, and no line of its code.
+bash "$COMPARE" --help >"$WORK/help.txt" || fail "--help failed"
+expect_file_has "$WORK/help.txt" '^compare.sh \[--agent'
+expect_file_has "$WORK/help.txt" 'no report could be made\.$'
+expect_file_lacks "$WORK/help.txt" 'set -\|ROOT='
 
 # An agent that writes no CPU samples (and enables no allocation event).
 compare classtrace --agent "classtrace:file=$WORK/ct.txt" -- "$JAVA" -cp "$CLASSES" M_Known 1000
