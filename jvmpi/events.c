@@ -40,7 +40,8 @@ typedef struct {
 static const event_desc descs[JVMPI_MAX_EVENT_TYPE_VAL + 1] = {
     /* JVM TI's MethodEntry/Exit: the threads run interpreted while on. */
     T(JVMPI_EVENT_METHOD_ENTRY, EVENTS_CARRIED, SEAM_SRC_METHOD_ENTRY, NO_SOURCE),
-    T(JVMPI_EVENT_METHOD_ENTRY2, EVENTS_CARRIED, SEAM_SRC_METHOD_ENTRY, SEAM_SRC_METHOD_RECEIVER),
+    /* The receiver first: the rewriter then retransforms the classes once. */
+    T(JVMPI_EVENT_METHOD_ENTRY2, EVENTS_CARRIED, SEAM_SRC_METHOD_RECEIVER, SEAM_SRC_METHOD_ENTRY),
     T(JVMPI_EVENT_METHOD_EXIT, EVENTS_CARRIED, SEAM_SRC_METHOD_EXIT, NO_SOURCE),
     T(JVMPI_EVENT_OBJECT_ALLOC, EVENTS_CARRIED, SEAM_SRC_OBJECT_ALLOC, NO_SOURCE),
     /* Frees are delivered in the windows that GC finishes open. */

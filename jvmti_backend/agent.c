@@ -209,6 +209,7 @@ bool seam_source_set(seam_source source, bool on)
 
 static void apply_pending_sources(void)
 {
+    bk_methodhooks_hold(true);
     for (int s = 0; s < SEAM_SRC_COUNT; s++) {
         if (pending_set[s]) {
             pending_set[s] = false;
@@ -216,6 +217,9 @@ static void apply_pending_sources(void)
                 LOG_ERROR("an event the agent enabled during start-up could not be switched on");
             }
         }
+    }
+    if (!bk_methodhooks_hold(false)) {
+        LOG_ERROR("the method events the agent enabled during start-up could not be switched on");
     }
 }
 

@@ -131,6 +131,11 @@ void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, con
 /* SEAM_SRC_METHOD_ENTRY, _EXIT, _RECEIVER when methods=rewrite; in the
  * live phase (the rewriting needs a class defined and natives registered). */
 bool bk_methodhooks_set(seam_source source, bool on);
+/* While held, bk_methodhooks_set only records each switch; releasing makes
+ * the classes agree with all of them at once (one retransformation where an
+ * agent switched several method events on during start-up).  Returns false
+ * when the release could not. */
+bool bk_methodhooks_hold(bool hold);
 /* The layer's own class, which the agent is never told of. */
 bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass);
 /* One of its natives: dropped from call traces and compiled-code events. */

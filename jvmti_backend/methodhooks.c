@@ -66,7 +66,7 @@ static _Atomic bool stepping; /* new classes get the instruction hooks too */
 /* java.lang.Object's constructor passes its receiver to a hook at its exits
  * (inject.h), so that constructors' receivers are objects the frame walk
  * can read (ctor_receiver): what METHOD_ENTRY2 needs. */
-static _Atomic bool escaping;
+static _Atomic bool receiving;
 static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
@@ -603,7 +603,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                               .enter = "enter",
                               .enter_this = "enterThis",
                               .exit = "exit",
-                              .exit_init = atomic_load(&escaping) ? "exitInit" : NULL,
+                              .exit_init = atomic_load(&receiving) ? "exitInit" : NULL,
                               .step = steps ? "step" : NULL,
                               .unstepped = unstepped,
                               .ctx = &where,
@@ -874,6 +874,40 @@ static void retransform_object(JNIEnv *env)
     (*env)->DeleteLocalRef(env, object);
 }
 
+/* Set while several switches are made at once (the ones an agent made
+ * during start-up): the classes are retransformed once, at the end. */
+static bool held; /* under switch_lock */
+
+/* The classes made to agree with the switches.  Called with switch_lock held. */
+static bool apply_locked(void)
+{
+    bool ok = true;
+    bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
+    bool steps = atomic_load(&step_on);
+    bool receives = want && atomic_load(&receiver_on);
+    JNIEnv *env = seam_current_env();
+    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
+        if (want && hooks_env == NULL) {
+            ok = make_env() && define_hooks_class(env);
+        }
+        if (ok) {
+            atomic_store(&rewriting, want);
+            atomic_store(&stepping, steps);
+            atomic_store(&receiving, receives);
+            if (want || atomic_load(&any_rewritten)) {
+                retransform_loaded(env);
+            }
+        }
+    } else if (receives != atomic_load(&receiving) && env != NULL && hooks_env != NULL) {
+        atomic_store(&receiving, receives);
+        retransform_object(env);
+    }
+    if (ok && env != NULL && atomic_load(&receiver_on) && hooks_class != NULL) {
+        prepare_receivers(env);
+    }
+    return ok;
+}
+
 bool bk_methodhooks_set(seam_source source, bool on)
 {
     bool ok = true;
@@ -887,29 +921,18 @@ bool bk_methodhooks_set(seam_source source, bool on)
     } else if (source == SEAM_SRC_SINGLE_STEP) {
         atomic_store(&step_on, on);
     }
-    bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
-    bool steps = atomic_load(&step_on);
-    bool escapes = want && atomic_load(&receiver_on);
-    JNIEnv *env = seam_current_env();
-    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
-        if (want && hooks_env == NULL) {
-            ok = make_env() && define_hooks_class(env);
-        }
-        if (ok) {
-            atomic_store(&rewriting, want);
-            atomic_store(&stepping, steps);
-            atomic_store(&escaping, escapes);
-            if (want || atomic_load(&any_rewritten)) {
-                retransform_loaded(env);
-            }
-        }
-    } else if (escapes != atomic_load(&escaping) && env != NULL && hooks_env != NULL) {
-        atomic_store(&escaping, escapes);
-        retransform_object(env);
+    if (!held) {
+        ok = apply_locked();
     }
-    if (ok && env != NULL && atomic_load(&receiver_on) && hooks_class != NULL) {
-        prepare_receivers(env);
-    }
+    pthread_mutex_unlock(&switch_lock);
+    return ok;
+}
+
+bool bk_methodhooks_hold(bool hold)
+{
+    pthread_mutex_lock(&switch_lock);
+    held = hold;
+    bool ok = hold || apply_locked();
     pthread_mutex_unlock(&switch_lock);
     return ok;
 }
