@@ -130,6 +130,17 @@ expect_file_lacks "$WORK/known/report.html" '<script'
 expect_file_lacks "$WORK/known/report.html" 'src='
 expect_file_lacks "$WORK/known/report.html" 'href="http'
 
+# A launcher other than java (the main demo runs javac so): the layer and JFR
+# go to its JVM through -J, and every side is there.
+mkdir -p "$WORK/javac-out"
+compare javac -- "$JAVA_HOME/bin/javac" -d "$WORK/javac-out" "$SOURCE_DIR/tests/java/M_Known.java"
+[ -s "$WORK/javac-out/M_Known.class" ] || fail "javac: compiled nothing under compare.sh"
+for side in l2 r2; do
+  [ "$(figure javac 'Live objects' 'java.lang.String' $side)" -gt 0 ] || fail "javac: no live Strings on side $side"
+done
+$ROWS missing "$WORK/javac/report.txt" 'Allocation by class' | grep -q MISSING &&
+  fail "javac: a side of the allocations is missing: $($ROWS missing "$WORK/javac/report.txt" 'Allocation by class')"
+
 # ---- bad input ---------------------------------------------------------------------
 # A command that fails: the run happened, the report says so and shows it.
 compare nomain -- "$JAVA" -cp "$CLASSES" M_NoSuchClass
