@@ -183,6 +183,18 @@ $ROWS missing "$WORK/classtrace/report.txt" 'Allocation by class' | grep -q 'MIS
 read -r cl_l cl_r <<<"$($ROWS count "$WORK/classtrace/report.txt" 'classes loaded')"
 [ "$cl_l" -ge 500 ] && [ "$cl_r" -ge 500 ] || fail "classtrace: classes loaded $cl_l / $cl_r"
 
+# The HPROF work-alike asked for no CPU samples, or for its binary format: the
+# agent's side of the hot methods is missing and the report says why; its
+# allocations are still there.
+compare nosamples --agent hprof:heap=sites -- "$JAVA" -cp "$CLASSES" M_Known 300
+$ROWS missing "$WORK/nosamples/report.txt" 'Hot methods' |
+  grep -q 'MISSING: the agent was not asked for CPU samples (add cpu=samples to its options)' ||
+  fail "nosamples: the missing CPU samples are not explained: $($ROWS missing "$WORK/nosamples/report.txt" 'Hot methods')"
+[ "$(figure nosamples 'Allocation by class' 'M_Known$Blob' l2)" = 200000 ] || fail "nosamples: the allocations are not shown"
+compare binary --agent hprof:heap=sites,cpu=samples,format=b -- "$JAVA" -cp "$CLASSES" M_Known 300
+$ROWS missing "$WORK/binary/report.txt" 'Hot methods' | grep -q "MISSING: the agent writes HPROF's binary format (format=b)" ||
+  fail "binary: the missing CPU samples are not explained: $($ROWS missing "$WORK/binary/report.txt" 'Hot methods')"
+
 # A JDK without JFR: a runtime image of java.base and jcmd alone.
 jlink=$JAVA_HOME/bin/jlink
 if [ -x "$jlink" ] && "$jlink" --add-modules java.base,jdk.jcmd --output "$WORK/nojfr-jdk" >"$WORK/jlink.log" 2>&1; then
