@@ -7,6 +7,7 @@
 
 #include "dispatch.h"
 #include "events.h"
+#include "gate.h"
 #include "layer.h"
 #include "log.h"
 #include "threads.h"
@@ -16,6 +17,9 @@ typedef struct {
     jobjectID object;
     int blocked;        /* threads between their contended enter and entered */
     JNIEnv *owes_exit;  /* the env_id of the thread that will leave with waiters queued */
+    /* The thread that owed the exit is ending and sending it itself: the
+     * next CONTENDED_ENTERED must wait for it. */
+    bool exit_in_flight;
     UT_hash_handle hh;
 } mon_state;
 
@@ -49,7 +53,7 @@ static mon_state *state_of(jobjectID object, bool create)
 /* Called with lock held. */
 static void drop_if_idle(mon_state *m)
 {
-    if (m != NULL && m->blocked == 0 && m->owes_exit == NULL) {
+    if (m != NULL && m->blocked == 0 && m->owes_exit == NULL && !m->exit_in_flight) {
         HASH_DEL(table, m);
         free(m);
     }
@@ -109,8 +113,22 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
     JNIEnv *left = NULL;
     if (exits_wanted()) {
         JNIEnv *me = threads_event_env(env);
+        bool parked = false;
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
+        while (m != NULL && m->exit_in_flight) {
+            if (!parked) {
+                /* The ending thread's delivery may be what an open GC
+                 * window waits for: this one runs no agent code meanwhile. */
+                pthread_mutex_unlock(&lock);
+                gate_park();
+                parked = true;
+                pthread_mutex_lock(&lock);
+            } else {
+                pthread_cond_wait(&exits_sent, &lock);
+            }
+            m = state_of(obj_id, false);
+        }
         if (m != NULL) {
             left = m->owes_exit;
             m->owes_exit = NULL;
@@ -124,6 +142,9 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
             drop_if_idle(m);
         }
         pthread_mutex_unlock(&lock);
+        if (parked) {
+            gate_unpark();
+        }
     }
     if (left != NULL) {
         if (events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT)) {
@@ -205,7 +226,7 @@ void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id)
                 if (m->owes_exit == env_id && n < (int)(sizeof owed / sizeof owed[0])) {
                     owed[n++] = m->object;
                     m->owes_exit = NULL;
-                    drop_if_idle(m);
+                    m->exit_in_flight = true;
                 }
             }
             pthread_mutex_unlock(&lock);
@@ -214,6 +235,18 @@ void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id)
          * its own, sent now, before its THREAD_END. */
         for (int i = 0; i < n && events_enabled(JVMPI_EVENT_MONITOR_CONTENDED_EXIT); i++) {
             dispatch_monitor(env, JVMPI_EVENT_MONITOR_CONTENDED_EXIT, owed[i]);
+        }
+        if (n > 0) {
+            pthread_mutex_lock(&lock);
+            for (int i = 0; i < n; i++) {
+                mon_state *m = state_of(owed[i], false);
+                if (m != NULL) {
+                    m->exit_in_flight = false;
+                    drop_if_idle(m);
+                }
+            }
+            pthread_cond_broadcast(&exits_sent);
+            pthread_mutex_unlock(&lock);
         }
     } while (n == (int)(sizeof owed / sizeof owed[0]));
 }

@@ -7,8 +7,10 @@
  * (for the fake) with its JNIEnv *.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <check.h>
 
@@ -159,6 +161,51 @@ START_TEST(test_two_waiters)
 }
 END_TEST
 
+/* The holder ends owing an exit and sends it itself, slowly (its handler
+ * takes a while); the blocked thread gets the monitor meanwhile: its
+ * ENTERED must still come after the holder's EXIT. */
+static _Atomic bool exit_begun;
+static void record_slow_exit(JVMPI_Event *ev)
+{
+    if (ev->event_type == JVMPI_EVENT_MONITOR_CONTENDED_EXIT) {
+        atomic_store(&exit_begun, true);
+        struct timespec a_while = {0, 100 * 1000 * 1000};
+        nanosleep(&a_while, NULL);
+    }
+    record(ev);
+}
+
+static void *holder_ends(void *p)
+{
+    (void)p;
+    fake_set_thread_env(ENV(1));
+    monitors_thread_ending(ENV(1), ENV(1));
+    return NULL;
+}
+
+START_TEST(test_exit_of_ending_holder_before_entered)
+{
+    enable_contention();
+    fake.monitor_owner = THREAD_ID(1);
+    as(2, ENTER, OBJ_ID(1));
+    pi->NotifyEvent = record_slow_exit;
+    atomic_store(&exit_begun, false);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, holder_ends, NULL), 0);
+    while (!atomic_load(&exit_begun)) {
+        struct timespec ms = {0, 1000 * 1000};
+        nanosleep(&ms, NULL);
+    }
+    as(2, ENTERED, OBJ_ID(1));
+    pthread_join(t, NULL);
+    ck_assert_int_eq(n_evs, 3);
+    expect(0, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, ENV(2), OBJ_ID(1));
+    expect(1, JVMPI_EVENT_MONITOR_CONTENDED_EXIT, ENV(1), OBJ_ID(1));
+    expect(2, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, ENV(2), OBJ_ID(1));
+    ck_assert_int_eq(monitors_tracked(), 0);
+}
+END_TEST
+
 START_TEST(test_owner_gone_before_asked)
 {
     enable_contention();
@@ -259,6 +306,7 @@ static Suite *monitors_suite(void)
     tcase_add_test(tc, test_one_waiter);
     tcase_add_test(tc, test_two_waiters);
     tcase_add_test(tc, test_owner_gone_before_asked);
+    tcase_add_test(tc, test_exit_of_ending_holder_before_entered);
     tcase_add_test(tc, test_wait_releases_without_exit);
     tcase_add_test(tc, test_back_from_wait_with_waiters);
     tcase_add_test(tc, test_no_exit_tracking_without_exit_event);
