@@ -127,9 +127,22 @@ typedef struct {
     jlong callees_ns;
 } entered;
 
+/* cpu=times charges a trace at every method exit: each thread remembers the
+ * traces it charged last, so that the common case finds its trace without
+ * building and hashing the key the shared table needs.  A trace, once made,
+ * lives as long as the agent. */
+#define CACHED_DEPTH 8
+#define TRACE_CACHE_SLOTS 1024
+typedef struct {
+    hprof_trace *trace;
+    int thread_serial, n;
+    jmethodID methods[CACHED_DEPTH];
+} cached_trace;
+
 typedef struct {
     int n, cap;
     entered *stack;
+    cached_trace *cache; /* TRACE_CACHE_SLOTS, made on first use */
 } thread_stack;
 
 typedef struct {
@@ -171,6 +184,54 @@ void hprof_cpu_method_entry(JVMPI_Event *ev)
     e->start_ns = hprof_jvmpi->GetCurrentThreadCpuTime();
 }
 
+static cached_trace *cache_slot(thread_stack *s, int serial, const JVMPI_CallFrame *frames, int n)
+{
+    if (n > CACHED_DEPTH) {
+        return NULL;
+    }
+    if (s->cache == NULL && (s->cache = calloc(TRACE_CACHE_SLOTS, sizeof *s->cache)) == NULL) {
+        return NULL;
+    }
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ULL ^ (uint64_t)serial;
+    for (int i = 0; i < n; i++) {
+        h = (h ^ (uint64_t)(uintptr_t)frames[i].method_id) * 0x9E3779B97F4A7C15ULL;
+    }
+    return &s->cache[(h >> 32) % TRACE_CACHE_SLOTS];
+}
+
+static int cache_holds(const cached_trace *c, int serial, const JVMPI_CallFrame *frames, int n)
+{
+    if (c->trace == NULL || c->n != n || c->thread_serial != serial) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (c->methods[i] != frames[i].method_id) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The trace of frames for this thread: from its cache, or interned (with
+ * the lock held) and remembered. */
+static hprof_trace *times_trace(thread_stack *s, int serial, const JVMPI_CallFrame *frames, int n)
+{
+    cached_trace *c = cache_slot(s, serial, frames, n);
+    if (c != NULL && cache_holds(c, serial, frames, n)) {
+        return c->trace;
+    }
+    hprof_trace *t = hprof_trace_intern(serial, frames, n);
+    if (c != NULL) {
+        c->trace = t;
+        c->thread_serial = serial;
+        c->n = n;
+        for (int i = 0; i < n; i++) {
+            c->methods[i] = frames[i].method_id;
+        }
+    }
+    return t;
+}
+
 static void charge(JNIEnv *env, thread_stack *s, jlong now)
 {
     entered *e = &s->stack[s->n - 1];
@@ -194,7 +255,7 @@ static void charge(JNIEnv *env, thread_stack *s, jlong now)
     hprof_lock_enter();
     if (!hprof_shut_down) {
         if (hprof_opt.cpu == HPROF_CPU_TIMES) {
-            hprof_trace *t = hprof_trace_intern(hprof_thread_serial(env), frames, n);
+            hprof_trace *t = times_trace(s, hprof_thread_serial(env), frames, n);
             t->calls++;
             t->self_ns += self;
             total_ns += self;
@@ -259,6 +320,7 @@ void hprof_cpu_thread_end(JNIEnv *env)
     if (s != NULL) {
         hprof_jvmpi->SetThreadLocalStorage(env, NULL);
         free(s->stack);
+        free(s->cache);
         free(s);
     }
 }
