@@ -5,8 +5,8 @@
  * answer, clock_gettime(CLOCK_THREAD_CPUTIME_ID), is a system call (0.3 to 2
  * microseconds, more under a hypervisor); most of those calls come within a
  * stretch where the thread never left its CPU, and then the CPU time spent
- * is the wall time spent, which the vDSO's monotonic clock gives in tens of
- * nanoseconds.  Whether the thread left its CPU is read from a perf event
+ * is the wall time spent, which the time-stamp counter gives (where the
+ * kernel keeps time with it; else the vDSO's monotonic clock).  Whether the thread left its CPU is read from a perf event
  * of the thread's own task clock: the kernel rewrites the event's mapped
  * page (and bumps its sequence number) whenever it schedules the thread out
  * or in, and at timer ticks.  No change in the sequence since the last
@@ -26,5 +26,9 @@ int64_t cpuclock_thread_ns(void);
 /* Whether this thread's readings may come from the fast path (for tests
  * and the log). */
 bool cpuclock_fast(void);
+
+/* Whether the fast path measures with the time-stamp counter (its rate
+ * learnt): for tests and the log. */
+bool cpuclock_by_tsc(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,53 @@ START_TEST(test_follows_the_exact_clock)
     int64_t e1 = exact(), c1 = cpuclock_thread_ns();
     int64_t de = e1 - e0, dc = c1 - c0;
     /* within 2 ms or 5 % of 100+ ms of CPU */
+    int64_t slack = de / 20 > 2000000 ? de / 20 : 2000000;
+    ck_assert_msg(dc > de - slack && dc < de + slack, "CPU time %lld ns by the clock, %lld ns exact", (long long)dc,
+                  (long long)de);
+}
+END_TEST
+
+static bool kernel_keeps_time_by_tsc(void)
+{
+    char name[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f != NULL) {
+        if (fgets(name, sizeof name, f) == NULL)
+            name[0] = '\0';
+        fclose(f);
+    }
+    return strcmp(name, "tsc\n") == 0;
+}
+
+/* Where the kernel keeps time with the time-stamp counter, the fast path
+ * learns its rate within the first tenth of a second of readings and then
+ * measures with it: still within the exact clock's bounds over busy work. */
+START_TEST(test_time_stamp_counter)
+{
+    if (!cpuclock_fast()) {
+        fprintf(stderr, "cpuclock: fast path off, the time-stamp counter is not tried\n");
+        return;
+    }
+    for (int i = 0; i < 30 && !cpuclock_by_tsc(); i++) {
+        busy_ms(10);
+        usleep(1000); /* each return is a new exact reading */
+        cpuclock_thread_ns();
+    }
+#if defined(__x86_64__)
+    ck_assert_msg(cpuclock_by_tsc() == kernel_keeps_time_by_tsc(), "by the time-stamp counter: %d, kernel's clock tsc: %d",
+                  cpuclock_by_tsc(), kernel_keeps_time_by_tsc());
+#endif
+    fprintf(stderr, "cpuclock: time-stamp counter %s\n", cpuclock_by_tsc() ? "on" : "off");
+    int64_t e0 = exact(), c0 = cpuclock_thread_ns(), last = c0;
+    for (int round = 0; round < 2000; round++) {
+        for (int i = 0; i < 20000; i++)
+            sink += i;
+        int64_t c = cpuclock_thread_ns();
+        ck_assert_msg(c >= last, "went back: %lld after %lld", (long long)c, (long long)last);
+        last = c;
+    }
+    int64_t e1 = exact(), c1 = cpuclock_thread_ns();
+    int64_t de = e1 - e0, dc = c1 - c0;
     int64_t slack = de / 20 > 2000000 ? de / 20 : 2000000;
     ck_assert_msg(dc > de - slack && dc < de + slack, "CPU time %lld ns by the clock, %lld ns exact", (long long)dc,
                   (long long)de);
@@ -93,6 +141,7 @@ int main(void)
     tcase_add_test(tc, test_follows_the_exact_clock);
     tcase_add_test(tc, test_sleep_is_no_cpu_time);
     tcase_add_test(tc, test_each_thread_its_own);
+    tcase_add_test(tc, test_time_stamp_counter);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
