@@ -185,7 +185,9 @@ if [ -z "$histogram_missing" ]; then
   if [ ! -f "$out/histogram.rc" ]; then
     histogram_missing="no histogram was taken: the JVM ended without VM death"
   elif [ "$(cat "$out/histogram.rc")" != 0 ]; then
-    histogram_missing="jcmd GC.class_histogram failed: $(head -c 300 "$out/histogram.err" "$out/histogram.txt" 2>/dev/null | grep -v '^==>' | tr '\n' ' ')"
+    # jcmd's first line says why (an exception's stack trace follows it).
+    why=$(cat "$out/histogram.err" "$out/histogram.txt" 2>/dev/null | grep -v -e '^[[:space:]]*at ' -e '^[0-9]*:$' -e '^[[:space:]]*$' | head -1 | cut -c1-300)
+    histogram_missing="jcmd GC.class_histogram failed: ${why:-it said nothing (exit code $(cat "$out/histogram.rc"))}"
   fi
 fi
 

@@ -195,6 +195,25 @@ compare binary --agent hprof:heap=sites,cpu=samples,format=b -- "$JAVA" -cp "$CL
 $ROWS missing "$WORK/binary/report.txt" 'Hot methods' | grep -q "MISSING: the agent writes HPROF's binary format (format=b)" ||
   fail "binary: the missing CPU samples are not explained: $($ROWS missing "$WORK/binary/report.txt" 'Hot methods')"
 
+# A JVM jcmd cannot attach to: the histogram's side is missing, with jcmd's
+# own words; the ledger's and JFR's are shown.
+compare noattach -- "$JAVA" -XX:+DisableAttachMechanism -cp "$CLASSES" M_Known 300
+$ROWS missing "$WORK/noattach/report.txt" 'Live objects' |
+  grep -q 'histogram (jcmd GC.class_histogram): MISSING: jcmd GC.class_histogram failed: com.sun.tools.attach.AttachNotSupportedException: The VM does not support the attach mechanism$' ||
+  fail "noattach: the missing histogram is not explained: $($ROWS missing "$WORK/noattach/report.txt" 'Live objects')"
+[ "$(figure noattach 'Live objects' 'M_Known$Blob' l2)" = 20000 ] || fail "noattach: the ledger is not shown"
+
+# Another agent's CPU samples named with --cpu-samples: read from that file,
+# here the one the HPROF work-alike wrote in the known run.
+compare named --agent "classtrace:file=$WORK/ct2.txt" --cpu-samples "$WORK/known/agent.hprof.txt" -- \
+  "$JAVA" -cp "$CLASSES" M_Known 300
+[ "$($ROWS top "$WORK/named/report.txt" 'Hot methods' l)" = M_Known.spin ] ||
+  fail "named: the samples of --cpu-samples are not shown: $($ROWS top "$WORK/named/report.txt" 'Hot methods' l)"
+compare namedgone --agent "classtrace:file=$WORK/ct3.txt" --cpu-samples "$WORK/no-such-file.txt" -- \
+  "$JAVA" -cp "$CLASSES" M_Known 300
+$ROWS missing "$WORK/namedgone/report.txt" 'Hot methods' | grep -q 'MISSING' ||
+  fail "namedgone: a --cpu-samples file that is not there is not said missing"
+
 # A JDK without JFR: a runtime image of java.base and jcmd alone.
 jlink=$JAVA_HOME/bin/jlink
 if [ -x "$jlink" ] && "$jlink" --add-modules java.base,jdk.jcmd --output "$WORK/nojfr-jdk" >"$WORK/jlink.log" 2>&1; then
