@@ -560,7 +560,11 @@ START_TEST(test_contention_events)
     JVMPI_RawMonitor m;
     int enter_at = -1, entered_at = -1, exit_at = -1;
 
-    aux_monitor = rawmon_create("aux");
+    /* Agent-private, as real agents named the monitors their handlers take:
+     * a contended "aux" would send events of its own from inside the sink,
+     * whose handler would contend again, without end (seen under ASan when
+     * the owner's EXIT and the waiter's ENTERED were handled at once). */
+    aux_monitor = rawmon_create("_aux");
     m = rawmon_create("contended");
     rawmon_set_event_sink(record_sink);
 
