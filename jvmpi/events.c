@@ -409,11 +409,9 @@ agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 
 /* Method events come by the hundred million (each call of the program
  * makes two), so their usual case skips what the general path works out
- * for every event: one agent takes the event, the calling thread is known
- * and was announced, and no request, stand-in, quiet region, ledger or
- * shutdown is under way.  What it does keep is what deliver_one does for
- * every event: the target agent, the gate, the definitions, the env_id.
- * Anything else goes the general way. */
+ * for every event before deliver_one: one agent takes the event, the
+ * calling thread is known, and no request, stand-in, quiet region, ledger
+ * or shutdown is under way.  Anything else goes the general way. */
 agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev)
 {
     agents_mask mask = events_agents(ev->event_type);
@@ -423,21 +421,13 @@ agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev)
     thread_rec *me = NULL;
     bool usual = (mask & (mask - 1)) == 0 && quiet == 0 && !as_set && env != NULL && !ledger_active() &&
                  !atomic_load_explicit(&shut_down, memory_order_acquire) && layer_is_live() &&
-                 (me = threads_self(env)) != NULL && !me->internal && !start_due(me);
+                 (me = threads_self(env)) != NULL && !me->internal;
     int k = usual ? __builtin_ctzll((unsigned long long)mask) : 0;
     void (*notify)(JVMPI_Event *) = usual && ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
     if (notify == NULL) {
         return events_deliver_to(~(agents_mask)0, env, ev);
     }
-    int saved = agents_target_begin(k);
-    gate_enter();
-    defs_before(env, ev);
-    ev->env_id = me->info.env;
-    agents_target_now = -1;
-    notify(ev);
-    agents_target_now = k;
-    gate_leave();
-    agents_target_end(saved);
+    deliver_one(k, env, me->info.env, me, ev, notify);
     return mask;
 }
 
