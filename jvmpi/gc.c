@@ -349,9 +349,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         }
         if (events_enabled(JVMPI_EVENT_GC_START)) {
             dispatch_plain(env, JVMPI_EVENT_GC_START);
-            if (ledger_active()) {
-                ledger_gc_window(target - served_before > 0 ? target - served_before : 0);
-            }
+            ledger_gc_window(target - served_before > 0 ? target - served_before : 0);
         }
         for (size_t i = 0; i < n; i++) {
             agents_mask to = due != NULL ? due[i] : ~(agents_mask)0;
