@@ -319,11 +319,11 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
         p = out + pl->pre[i];
         if (pl->step_len > 0)
             p = emit_step(p, refs, index, pl->old_pc[i]);
-        if (p != out + pl->at[i] && pl->exit_len > CALL_LEN) {
-            *p++ = OP_ALOAD_0;
-            emit_call(p, refs, index, refs->exit_init);
-        } else if (p != out + pl->at[i]) {
-            emit_call(p, refs, index, refs->exit);
+        if (p != out + pl->at[i]) {
+            bool exit_this = pl->exit_len > CALL_LEN;
+            if (exit_this)
+                *p++ = OP_ALOAD_0;
+            emit_call(p, refs, index, exit_this ? refs->exit_init : refs->exit);
         }
         emit_insn(pl, i, out);
     }
@@ -583,10 +583,11 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, co
 {
     classfile_code *c = code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
-    bool with_this = !(m->access_flags & ACC_STATIC) && name != NULL && strcmp(name, "<init>") != 0;
+    bool init = name != NULL && strcmp(name, "<init>") == 0;
+    bool with_this = !(m->access_flags & ACC_STATIC) && !init;
     plan pl;
-    bool ctor = name != NULL && strcmp(name, "<init>") == 0 && cf->super_class != 0;
-    bool exit_this = refs->exit_init != 0 && name != NULL && strcmp(name, "<init>") == 0 && cf->super_class == 0;
+    bool ctor = init && cf->super_class != 0;
+    bool exit_this = init && cf->super_class == 0 && refs->exit_init != 0;
     bool ok = plan_init(&pl, c->code, c->code_length, with_this, exit_this, steps, err, errlen) &&
               (!ctor || find_this_init(cf, &pl, err, errlen));
     *too_big = ok && !plan_layout(&pl, err, errlen);
@@ -603,7 +604,9 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, co
         /* the two halves of the number over what the code had there: a
          * return value, the exception; the receiver and both at entry, and
          * at the exits of a constructor that passes it there */
-        uint32_t stack = c->max_stack + (exit_this ? 3u : 2u) < 3u ? 3u : c->max_stack + (exit_this ? 3u : 2u);
+        uint32_t stack = c->max_stack + (exit_this ? 3u : 2u);
+        if (stack < 3u)
+            stack = 3u;
         c->max_stack = stack > UINT16_MAX ? UINT16_MAX : (uint16_t)stack;
     } else {
         free(code);
