@@ -6,10 +6,11 @@
  * microseconds, more under a hypervisor); most of those calls come within a
  * stretch where the thread never left its CPU, and then the CPU time spent
  * is the wall time spent, which the time-stamp counter gives (where the
- * kernel keeps time with it; else the vDSO's monotonic clock).  Whether the thread left its CPU is read from a perf event
- * of the thread's own task clock: the kernel rewrites the event's mapped
- * page (and bumps its sequence number) whenever it schedules the thread out
- * or in, and at timer ticks.  No change in the sequence since the last
+ * kernel keeps time with it; else the vDSO's monotonic clock).  Whether the
+ * thread left its CPU is read from a perf event of the thread's own task
+ * clock: the kernel rewrites the event's mapped page (and bumps its
+ * sequence number) whenever it schedules the thread out or in, and at timer
+ * ticks.  No change in the sequence since the last
  * exact reading: the exact reading plus the wall time since.  Otherwise, or
  * where perf events are not open to the process (kernel.perf_event_paranoid
  * above 2 for a user without CAP_PERFMON), the system call.
