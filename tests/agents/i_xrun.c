@@ -29,6 +29,7 @@
  * Options: group=<one of the above>, out=FILE.
  */
 #include "c_common.h"
+#include "dump_reader.h"
 
 #define ITERATIONS 100000 /* I_Xrun.ITERATIONS */
 
@@ -167,25 +168,26 @@ static void monitor_dump(JVMPI_Event *ev)
     }
 }
 
-/* Level 0: [u1 type][jobjectID] for each object. */
+/* The level-0 HEAP_DUMP, read with the tests' independent dump reader. */
+static char heap_dump_err[sizeof(((dr_dump *)0)->err)];
+
 static void heap_dump(JVMPI_Event *ev)
 {
-    const char *p = ev->u.heap_dump.begin, *end = ev->u.heap_dump.end;
     heap_dumps++;
     if (ev->u.heap_dump.dump_level != JVMPI_DUMP_LEVEL_0) {
         heap_dump_bad = "not at level 0";
         return;
     }
-    while (p != NULL && p < end) {
-        jint type = (unsigned char)*p++;
-        if (!c_valid_array_code(type) || end - p < (ptrdiff_t)sizeof(void *)) {
-            heap_dump_bad = "a record of no object type, or cut short";
-            return;
-        }
-        jobjectID obj = read_ptr(&p);
-        heap_dump_objects++;
-        lock_in_heap_dump += obj == dump_lock;
+    dr_dump d;
+    dr_init(&d);
+    if (dr_parse_heap(&d, ev->u.heap_dump.begin, ev->u.heap_dump.end, 0, NULL) != 0) {
+        snprintf(heap_dump_err, sizeof heap_dump_err, "%s", d.err);
+        heap_dump_bad = heap_dump_err;
+    } else {
+        heap_dump_objects = (long)d.n;
+        lock_in_heap_dump = dr_find(&d, dump_lock) != NULL;
     }
+    dr_free(&d);
 }
 
 static void request_dumps(JNIEnv *waiter, jobjectID obj)
