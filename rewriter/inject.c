@@ -17,6 +17,7 @@
 
 #include "bytecode.h"
 #include "errbuf.h"
+#include "leaf.h"
 #include "stackmap.h"
 
 enum {
@@ -77,10 +78,13 @@ typedef struct {
      * has a handler of its own, whose frame holds uninitializedThis; the call
      * itself can have none (see inject.h). */
     int32_t this_init;
+    /* A leaf (leaf.h): one call at entry reports both, no exit calls, no handler. */
+    bool leaf;
 } plan;
 
 typedef struct {
     uint16_t enter, enter_this, exit, exit_init, step, throwable, stack_map_name;
+    uint16_t leaf, leaf_this; /* 0 until a leaf needs them */
     uint16_t first_id; /* the Integer of the class's first method number */
 } pool_refs;
 
@@ -124,14 +128,15 @@ static void plan_free(plan *pl)
 static uint32_t target_of(const plan *pl, uint32_t old) { return pl->pre[pl->index_of[old]]; }
 
 static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, bool exit_this, bool steps,
-                      char *err, size_t errlen)
+                      bool leaf, char *err, size_t errlen)
 {
     memset(pl, 0, sizeof *pl);
     pl->this_init = -1;
+    pl->leaf = leaf;
     pl->code = code;
     pl->len = len;
     pl->entry_len = CALL_LEN + (with_this ? 1 : 0);
-    pl->exit_len = CALL_LEN + (exit_this ? 1 : 0);
+    pl->exit_len = leaf ? 0 : CALL_LEN + (exit_this ? 1 : 0);
     pl->step_len = steps ? STEP_LEN : 0;
     int n = bytecode_walk(code, len, NULL, 0, err, errlen);
     if (n <= 0)
@@ -177,8 +182,11 @@ static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_thi
     return true;
 }
 
-/* The catch-all handler, and the constructor's before-init one. */
-static uint32_t handlers_len(const plan *pl) { return HANDLER_LEN * (pl->this_init >= 0 ? 2u : 1u); }
+/* The catch-all handler, and the constructor's before-init one; a leaf has none. */
+static uint32_t handlers_len(const plan *pl)
+{
+    return pl->leaf ? 0 : HANDLER_LEN * (pl->this_init >= 0 ? 2u : 1u);
+}
 
 static uint32_t new_size(const plan *pl, uint32_t i, uint32_t pos)
 {
@@ -314,7 +322,10 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
     uint8_t *p = out;
     if (with_this)
         *p++ = OP_ALOAD_0;
-    emit_call(p, refs, index, with_this ? refs->enter_this : refs->enter);
+    if (pl->leaf)
+        emit_call(p, refs, index, with_this ? refs->leaf_this : refs->leaf);
+    else
+        emit_call(p, refs, index, with_this ? refs->enter_this : refs->enter);
     for (uint32_t i = 0; i < pl->n; i++) {
         p = out + pl->pre[i];
         if (pl->step_len > 0)
@@ -345,7 +356,7 @@ static uint32_t start_of(const plan *pl, uint32_t old) { return old == 0 ? 0 : t
 /* Whether instruction i is covered by the catch-all. */
 static bool in_catch_all(const plan *pl, uint32_t i)
 {
-    return (int32_t)i > pl->this_init && !bytecode_is_return(pl->code[pl->old_pc[i]]);
+    return !pl->leaf && (int32_t)i > pl->this_init && !bytecode_is_return(pl->code[pl->old_pc[i]]);
 }
 
 /* Original handlers first (they are more specific), then the catch-all over
@@ -460,7 +471,8 @@ static bool move_stack_map(classfile_attr *a, const plan *pl, const pool_refs *r
     stackmap_handler handlers[2] = {{pl->pre[pl->n], 0}, {pl->pre[pl->n] + HANDLER_LEN, 1}};
     uint8_t *out;
     uint32_t outlen;
-    if (stackmap_rewrite(a->data, a->length, &map, handlers, pl->this_init >= 0 ? 2 : 1, refs->throwable, &out,
+    int n_handlers = pl->leaf ? 0 : pl->this_init >= 0 ? 2 : 1;
+    if (stackmap_rewrite(a->data, a->length, &map, handlers, n_handlers, refs->throwable, &out,
                          &outlen, err, errlen) != 0)
         return false;
     free(a->data);
@@ -519,15 +531,16 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
             return false;
         k++;
     }
-    /* From version 51 every method needs its frames; the handler has one. */
-    if (!has_map && cf->major_version >= 51)
+    /* From version 51 every method needs its frames; the handler has one.
+     * A leaf without branches needs none. */
+    if (!has_map && cf->major_version >= 51 && !pl->leaf)
         return add_stack_map(c, pl, refs, err, errlen);
     return true;
 }
 
 /* ---- a method, a class ----------------------------------------------------- */
 
-static classfile_code *code_of(classfile_member *m)
+static classfile_code *code_of(const classfile_member *m)
 {
     for (uint16_t k = 0; k < m->attr_count; k++)
         if (m->attrs[k].code != NULL)
@@ -576,19 +589,39 @@ static bool find_this_init(const classfile *cf, plan *pl, char *err, size_t errl
     return true;
 }
 
+/* A leaf's hooks, added at the first leaf: most classes have none, and
+ * every constant added costs a retransformation a scan of the pool. */
+static bool leaf_refs_ready(classfile *cf, const inject_hooks *h, bool with_this, pool_refs *refs, char *err,
+                            size_t errlen)
+{
+    uint16_t *ref = with_this ? &refs->leaf_this : &refs->leaf;
+    if (*ref == 0)
+        *ref = with_this ? classfile_cp_add_methodref(cf, h->hooks_class, h->leaf_this, "(Ljava/lang/Object;I)V")
+                         : classfile_cp_add_methodref(cf, h->hooks_class, h->leaf, "(I)V");
+    if (*ref == 0) {
+        errbuf_set(err, errlen, "the constant pool is full");
+        return false;
+    }
+    return true;
+}
+
 /* *too_big: refused only because the code grew too much (steps may be
  * dropped and the method tried again); cf is then untouched. */
-static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, const pool_refs *refs, bool steps,
-                          bool *too_big, char *err, size_t errlen)
+static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, pool_refs *refs,
+                          const inject_hooks *hooks, bool leaf, bool *too_big, char *err, size_t errlen)
 {
+    bool steps = hooks->step != NULL;
     classfile_code *c = code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool init = name != NULL && strcmp(name, "<init>") == 0;
     bool with_this = !(m->access_flags & ACC_STATIC) && !init;
+    *too_big = false;
+    if (leaf && !leaf_refs_ready(cf, hooks, with_this, refs, err, errlen))
+        return false;
     plan pl;
     bool ctor = init && cf->super_class != 0;
     bool exit_this = init && cf->super_class == 0 && refs->exit_init != 0;
-    bool ok = plan_init(&pl, c->code, c->code_length, with_this, exit_this, steps, err, errlen) &&
+    bool ok = plan_init(&pl, c->code, c->code_length, with_this, exit_this, steps, leaf, err, errlen) &&
               (!ctor || find_this_init(cf, &pl, err, errlen));
     *too_big = ok && !plan_layout(&pl, err, errlen);
     ok = ok && !*too_big;
@@ -838,10 +871,24 @@ static bool refs_ready(classfile *cf, const inject_hooks *hooks, pool_refs *refs
     return true;
 }
 
+/* Whether m gets the one leaf call.  With instruction hooks every
+ * instruction has its call: no leaves.  java.lang.Object's constructor, a
+ * bare return, is one unless its exits pass the receiver on. */
+static bool leaf_here(const classfile *cf, const classfile_member *m, const inject_hooks *hooks)
+{
+    if (hooks->leaf == NULL || hooks->leaf_this == NULL || hooks->step != NULL)
+        return false;
+    const char *name = classfile_utf8(cf, m->name_index);
+    const classfile_code *c = code_of(m);
+    if (cf->super_class == 0 && hooks->exit_init == NULL && name != NULL && strcmp(name, "<init>") == 0)
+        return c != NULL && c->code_length == 1 && c->code[0] == BYTECODE_RETURN && c->exception_count == 0;
+    return leaf_method(cf, m);
+}
+
 int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen)
 {
     int changed = 0;
-    pool_refs refs;
+    pool_refs refs = {0};
     bool have_refs = false;
     uint32_t methods = (uint32_t)cf->method_count + (hooks->native_prefix != NULL ? inject_native_count(cf) : 0);
     if (methods > MAX_METHOD_INDEX + 1u) {
@@ -857,11 +904,15 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         char why[200] = "";
         const char *name = classfile_utf8(cf, m->name_index);
         const char *desc = classfile_utf8(cf, m->descriptor_index);
-        bool too_big = false, ok = inject_method(cf, m, i, &refs, hooks->step != NULL, &too_big, why, sizeof why);
+        bool leaf = leaf_here(cf, m, hooks);
+        bool too_big = false,
+             ok = inject_method(cf, m, i, &refs, hooks, leaf, &too_big, why, sizeof why);
         if (!ok && too_big && hooks->step != NULL) {
             if (hooks->unstepped != NULL)
                 hooks->unstepped(hooks->ctx, name ? name : "?", desc ? desc : "", why);
-            ok = inject_method(cf, m, i, &refs, false, &too_big, why, sizeof why);
+            inject_hooks unstepping = *hooks;
+            unstepping.step = NULL;
+            ok = inject_method(cf, m, i, &refs, &unstepping, false, &too_big, why, sizeof why);
         }
         if (!ok) {
             errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);

@@ -13,6 +13,10 @@
  *   exit(int)               before each return, and in the handler
  *   step(int, int)          with instruction hooks, before each instruction,
  *                           with its offset in the original code
+ *   leaf(int), leaf_this(Object, int)
+ *                           instead of all the others, at the entry of a
+ *                           method whose body no agent can see into (a
+ *                           getter, say: leaf.h): entry and exit in one call
  * A constructor's receiver is not initialized until it calls its super
  * constructor, so no verifiable code can pass it at entry; whoever needs it
  * finds it in the frame.
@@ -56,6 +60,10 @@ typedef struct {
      * call; NULL: no instruction hooks.  A method whose code would grow too
      * big with them gets the method hooks alone, and unstepped says which. */
     const char *step;
+    /* (I)V and (Ljava/lang/Object;I)V, or NULL: every method gets entry and
+     * exit calls.  Not with instruction hooks. */
+    const char *leaf;
+    const char *leaf_this;
     void (*unstepped)(void *ctx, const char *name, const char *desc, const char *why);
     void *ctx;
     uint32_t first_id;

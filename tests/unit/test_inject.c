@@ -17,6 +17,7 @@
 #include "class_files.h"
 #include "classfile.h"
 #include "inject.h"
+#include "leaf.h"
 
 static const inject_hooks hooks = {
     .hooks_class = "test/Hooks", .enter = "enter", .enter_this = "enterThis", .exit = "exit", .first_id = 100};
@@ -34,6 +35,7 @@ static const classfile_code *code_of(const classfile_member *m)
 /* The hook a call at pc names ("enter", ...), and the method number:
  * ldc_w <first number>; sipush <index>; iadd; invokestatic <hook>. */
 #define CALL_LEN 10
+#define HANDLER_LEN (CALL_LEN + 1)
 #define CALL_INSNS 4
 static const char *call_at(const classfile *cf, const uint8_t *code, uint32_t pc, uint32_t *id)
 {
@@ -287,6 +289,147 @@ START_TEST(test_root_constructor_passes_receiver)
 }
 END_TEST
 
+/* Leaves (leaf.h): which of H_Shapes' methods are, and how a leaf is
+ * rewritten: its one call (the receiver passed, if any) in front of its
+ * code, which stays as it was, with no exit call and no handler.  Without
+ * leaf hooks, or with instruction hooks, there are no leaves. */
+static const struct {
+    const char *name;
+    bool leaf;
+} shapes[] = {
+    {"getV", true},   {"setW", true},    {"getSeed", true}, {"max", true},       {"helper", true},
+    {"div", false},   {"first", false},  {"otherV", false}, {"loop", false},     {"name", false},
+    {"twoLines", false}, {"fact", false}, {"syncStatic", false}, {"<init>", false}, {"<clinit>", false},
+};
+
+static uint16_t method_named(const classfile *cf, const char *name)
+{
+    for (uint16_t m = 0; m < cf->method_count; m++)
+        if (strcmp(classfile_utf8(cf, cf->methods[m].name_index), name) == 0)
+            return m;
+    ck_abort_msg("no method %s", name);
+    return 0;
+}
+
+static classfile *shapes_class(uint8_t **data, size_t *len)
+{
+    path_list l = test_classes();
+    classfile *cf = NULL;
+    for (size_t i = 0; i < l.count && cf == NULL; i++) {
+        size_t n = strlen(l.paths[i]);
+        if (n >= 15 && strcmp(l.paths[i] + n - 15, "/H_Shapes.class") == 0) {
+            *data = read_file(l.paths[i], len);
+            cf = parse_ok(*data, *len, l.paths[i]);
+        }
+    }
+    ck_assert_msg(cf != NULL, "no H_Shapes.class among the test classes");
+    free_list(&l);
+    return cf;
+}
+
+START_TEST(test_leaves)
+{
+    size_t len;
+    uint8_t *data;
+    classfile *cf = shapes_class(&data, &len);
+    classfile *orig = parse_ok(data, len, "H_Shapes");
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        ck_assert_msg(leaf_method(cf, &cf->methods[method_named(cf, shapes[k].name)]) == shapes[k].leaf,
+                      "%s: a leaf is %d", shapes[k].name, shapes[k].leaf);
+    inject_hooks h = hooks;
+    h.leaf = "leaf";
+    h.leaf_this = "leafThis";
+    int changed;
+    classfile *back = inject_round_trip(cf, &h, "H_Shapes", &changed);
+    ck_assert_int_gt(changed, 0);
+    int leaves = 0;
+    for (uint16_t m = 0; m < orig->method_count; m++) {
+        const classfile_code *was = code_of(&orig->methods[m]);
+        if (was == NULL)
+            continue;
+        if (!leaf_method(orig, &orig->methods[m])) {
+            check_method(back, m, was->code_length == 1);
+            continue;
+        }
+        leaves++;
+        const classfile_code *c = code_of(&back->methods[m]);
+        bool with_this = !(orig->methods[m].access_flags & 0x0008);
+        uint32_t at = with_this ? 1 : 0, id;
+        if (with_this)
+            ck_assert_uint_eq(c->code[0], 0x2a);
+        ck_assert_str_eq(call_at(back, c->code, at, &id), with_this ? "leafThis" : "leaf");
+        ck_assert_uint_eq(id, hooks.first_id + m);
+        ck_assert_uint_eq(c->code_length, at + CALL_LEN + was->code_length);
+        ck_assert_msg(memcmp(c->code + at + CALL_LEN, was->code, was->code_length) == 0, "a leaf's code changed");
+        ck_assert_uint_eq(c->exception_count, 0);
+    }
+    ck_assert_int_ge(leaves, 5);
+    classfile_free(back);
+    classfile_free(cf);
+    /* with instruction hooks, or no leaf hooks: no leaf call anywhere */
+    for (int stepping = 0; stepping <= 1; stepping++) {
+        inject_hooks no = hooks;
+        if (stepping) {
+            no = h;
+            no.step = "step";
+        }
+        cf = parse_ok(data, len, "H_Shapes");
+        back = inject_round_trip(cf, &no, "H_Shapes", &changed);
+        ck_assert(!pool_names(back, "leaf") && !pool_names(back, "leafThis"));
+        classfile_free(back);
+        classfile_free(cf);
+    }
+    classfile_free(orig);
+    free(data);
+}
+END_TEST
+
+/* java.lang.Object's constructor, a bare return, is a leaf too, unless its
+ * exits pass its receiver on (exit_init); no other constructor is. */
+START_TEST(test_root_constructor_leaf)
+{
+    size_t len;
+    uint8_t *data;
+    classfile *cf = shapes_class(&data, &len);
+    uint16_t m = method_named(cf, "<init>");
+    classfile_code *c = (classfile_code *)code_of(&cf->methods[m]);
+    c->code[0] = 0xb1; /* return */
+    c->code_length = 1;
+    c->exception_count = 0;
+    free(c->exceptions);
+    c->exceptions = NULL;
+    for (uint16_t k = 0; k < c->attr_count; k++)
+        free(c->attrs[k].data);
+    free(c->attrs);
+    c->attrs = NULL;
+    c->attr_count = 0;
+    cf->super_class = 0;
+    uint8_t *out;
+    size_t outlen;
+    char err[300];
+    ck_assert_int_eq(classfile_write(cf, &out, &outlen, err, sizeof err), 0);
+    for (int passing = 0; passing <= 1; passing++) {
+        inject_hooks h = hooks;
+        h.leaf = "leaf";
+        h.leaf_this = "leafThis";
+        if (passing)
+            h.exit_init = "exitInit";
+        classfile *root = parse_ok(out, outlen, "root");
+        int changed;
+        classfile *back = inject_round_trip(root, &h, "root", &changed);
+        const classfile_code *rc = code_of(&back->methods[m]);
+        uint32_t id;
+        ck_assert_str_eq(call_at(back, rc->code, 0, &id), passing ? "enter" : "leaf");
+        ck_assert_uint_eq(rc->code_length, passing ? 2 * CALL_LEN + 2 + HANDLER_LEN : CALL_LEN + 1);
+        classfile_free(back);
+        classfile_free(root);
+    }
+    free(out);
+    classfile_free(cf);
+    free(data);
+}
+END_TEST
+
 /* A Code attribute the rewriter knows no offsets of: the class is refused
  * with a reason naming the method and the attribute. */
 START_TEST(test_unknown_code_attribute_refused)
@@ -325,6 +468,8 @@ static Suite *inject_suite(void)
     tcase_add_test(tc, test_unknown_code_attribute_refused);
     tcase_add_test(tc, test_instruction_hooks);
     tcase_add_test(tc, test_root_constructor_passes_receiver);
+    tcase_add_test(tc, test_leaves);
+    tcase_add_test(tc, test_root_constructor_leaf);
     suite_add_tcase(s, tc);
     return s;
 }
