@@ -57,7 +57,7 @@ static _Atomic uint32_t next_id = 1;
 
 static jvmtiEnv *hooks_env;
 static _Atomic(jclass) hooks_class; /* global ref, once defined */
-#define HOOKS_NATIVES 5
+#define HOOKS_NATIVES 7
 #define HOOKS_METHODS (HOOKS_NATIVES + 2)
 static _Atomic(jmethodID) hooks_methods[HOOKS_METHODS]; /* its methods: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
@@ -312,13 +312,8 @@ static bool prepare_receivers(JNIEnv *env)
     return ok;
 }
 
-static void entry(JNIEnv *env, jint id, jobject self)
+static void entry_of(JNIEnv *env, hook_method *m, jmethodID method, jobject self)
 {
-    hook_method *m = hook_begin(id);
-    if (m == NULL) {
-        return;
-    }
-    jmethodID method = method_of(m);
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
         jobject obj = self;
@@ -330,8 +325,18 @@ static void entry(JNIEnv *env, jint id, jobject self)
             (*env)->DeleteLocalRef(env, obj);
         }
     }
+    layer_method_entry(env, method, receiver);
+}
+
+static void entry(JNIEnv *env, jint id, jobject self)
+{
+    hook_method *m = hook_begin(id);
+    if (m == NULL) {
+        return;
+    }
+    jmethodID method = method_of(m);
     if (method != NULL) {
-        layer_method_entry(env, method, receiver);
+        entry_of(env, m, method, self);
     }
     hook_end();
 }
@@ -365,6 +370,33 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
     }
     hook_end();
 }
+
+/* A leaf (rewriter/leaf.h): nothing of its body can come between its
+ * entry and its exit, so both are sent from one native call. */
+static void leaf(JNIEnv *env, jint id, jobject self)
+{
+    if (!atomic_load_explicit(&entry_on, memory_order_relaxed) &&
+        !atomic_load_explicit(&exit_on, memory_order_relaxed)) {
+        return;
+    }
+    hook_method *m = hook_begin(id);
+    if (m == NULL) {
+        return;
+    }
+    jmethodID method = method_of(m);
+    if (method != NULL && atomic_load_explicit(&entry_on, memory_order_relaxed)) {
+        entry_of(env, m, method, self);
+    }
+    /* read again: the entry's handler may have switched the exit off or on */
+    if (method != NULL && atomic_load_explicit(&exit_on, memory_order_relaxed)) {
+        layer_method_exit(env, method);
+    }
+    hook_end();
+}
+
+static void JNICALL hook_leaf(JNIEnv *env, jclass cls, jint id) { leaf(env, id, NULL); }
+
+static void JNICALL hook_leaf_this(JNIEnv *env, jclass cls, jobject self, jint id) { leaf(env, id, self); }
 
 /* java.lang.Object's constructor's exits: the receiver is only passed so
  * that it escapes. */
@@ -605,6 +637,8 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                               .exit = "exit",
                               .exit_init = atomic_load(&receiving) ? "exitInit" : NULL,
                               .step = steps ? "step" : NULL,
+                              .leaf = "leaf",
+                              .leaf_this = "leafThis",
                               .unstepped = unstepped,
                               .ctx = &where,
                               .first_id = first,
@@ -640,7 +674,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     bk_callback_exit();
 }
 
-/* A public final class with five public static natives, which is also a
+/* A public final class with seven public static natives, which is also a
  * Function picking the second frame of a stack walk (the first is the
  * hook's own): a constructor's receiver is read from its frame through
  * that walk (ctor_receiver), which needs no JVM TI capability. */
@@ -689,6 +723,8 @@ static size_t hooks_class_bytes(unsigned char *b)
         {UTF8, "step", 0, 0},                                        /* 34 */
         {UTF8, "(II)V", 0, 0},                                       /* 35 */
         {UTF8, "exitInit", 0, 0},                                    /* 36 */
+        {UTF8, "leaf", 0, 0},                                        /* 37 */
+        {UTF8, "leafThis", 0, 0},                                    /* 38 */
     };
     /* <init>: aload_0, invokespecial Object.<init>, return */
     static const unsigned char init_code[] = {0x2a, 0xb7, 0, 33, 0xb1};
@@ -719,7 +755,7 @@ static size_t hooks_class_bytes(unsigned char *b)
     U2(1), U2(11);            /* implements Function */
     U2(0);                    /* no fields */
     U2(HOOKS_NATIVES + 2);
-    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}, {36, 8}};
+    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}, {36, 8}, {37, 6}, {38, 8}};
     for (int i = 0; i < HOOKS_NATIVES; i++) {
         U2(0x0109), U2(natives[i][0]), U2(natives[i][1]), U2(0); /* public static native */
     }
@@ -760,6 +796,8 @@ static bool define_hooks_class(JNIEnv *env)
         {"exit", "(I)V", (void *)hook_exit},
         {"step", "(II)V", (void *)hook_step},
         {"exitInit", "(Ljava/lang/Object;I)V", (void *)hook_exit_init},
+        {"leaf", "(I)V", (void *)hook_leaf},
+        {"leafThis", "(Ljava/lang/Object;I)V", (void *)hook_leaf_this},
     };
     if ((*env)->RegisterNatives(env, cls, natives, HOOKS_NATIVES) != 0) {
         (*env)->ExceptionClear(env);

@@ -4,7 +4,9 @@
 # event: the h_trace agent writes each thread's METHOD_ENTRY2/METHOD_EXIT and
 # INSTRUCTION_START (offset and branch details) of H_Shapes' classes and of
 # java.lang.Short (a bootstrap class, loaded before VM init), in order; both runs must write the
-# same lines, thread by thread, with the same receivers given or not.
+# same lines, thread by thread, with the same receivers given or not.  Once
+# more without INSTRUCTION_START ("leaves"): then the rewriter reports the
+# entry and exit of a leaf (a getter, say) from one call at its start.
 #
 # Left out of the comparison, as docs/differences.md says: the methods of
 # hidden classes (the lambda and method reference proxies, H_Shapes$$Lambda),
@@ -16,11 +18,12 @@
 
 classes='H_Shapes|java.lang.Short'
 for mode in rewrite jvmti; do
-  for how in normal escape; do
-    arg=
+  for how in normal escape leaves; do
+    arg= steps=y
     [ $how = escape ] && arg=escape
+    [ $how = leaves ] && steps=n
     out="$WORK/$mode-$how.txt"
-    JVMPI_LAYER_OPTIONS=methods=$mode run_java "$mode-$how" "$(agent_arg h_trace "out=$out,classes=$classes,steps=y")" \
+    JVMPI_LAYER_OPTIONS=methods=$mode run_java "$mode-$how" "$(agent_arg h_trace "out=$out,classes=$classes,steps=$steps")" \
       -Xverify:all -Dagent.lib="$AGENTS_DIR/libh_trace.so" -cp "$CLASSES" H_Shapes $arg
     rc=$?
     want=0
@@ -49,6 +52,7 @@ compare() {
 }
 compare normal
 compare escape
+compare leaves
 
 seq=$WORK/rewrite-normal-main.seq
 # Each shape is there (so that an empty or partial trace cannot pass).
@@ -64,6 +68,13 @@ done
 for want in 'I H_Shapes.fact(I)I 2 1 0 0' 'I H_Shapes.fact(I)I 2 0 0 0' 'I H_Shapes.fact(I)I 16 0 0 0'; do
   grep -q -- "^main $want" "$seq" || fail "no '$want' on main"
 done
+# The leaves, each entry followed by its exit, with the getter's receiver.
+for want in 'getV()I 1' 'setW(I)V 1' 'getSeed()I 0' 'max(II)I 0'; do
+  grep -A1 -- "^main E H_Shapes.$want\$" "$WORK/rewrite-leaves-main.seq" | tail -1 | grep -q -- "^main X H_Shapes.${want%% *}" ||
+    fail "no entry and exit of the leaf $want"
+done
+grep -A1 -- '^main E java.lang.Short.shortValue()S 1$' "$WORK/rewrite-leaves-main.seq" | grep -q '^main X java.lang.Short.shortValue' ||
+  fail "no entry and exit of the JDK's leaf Short.shortValue"
 grep -q '^h-dies X H_Shapes.dies()V' "$WORK/rewrite-normal-h-dies.seq" || fail "the exit of dies(), left by an exception, is missing"
 grep -q '^main X H_Shapes.main(\[Ljava/lang/String;)V' "$WORK/rewrite-escape-main.seq" ||
   fail "the exit of main, left by an exception, is missing"
