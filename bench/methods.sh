@@ -11,6 +11,8 @@
 #   l  the layer + count_methods (METHOD_ENTRY + METHOD_EXIT), from the
 #      layer's class rewriter (the default)
 #   j  the same with JVMPI_LAYER_OPTIONS=methods=jvmti (JVM TI's events)
+#   e  l with BASE_LAYER, another libjvmpi.so (an older build, say): two
+#      builds compared in one run, interleaved (not in the default CONFIGS)
 # The targets: l/a at most 3 on javac, at most 5 on CallHeavy.
 #
 # Environment: BUILD_DIR (default build), JAVA_HOME (default JDK 17), REPS
@@ -28,6 +30,9 @@ JAVAC_FILES=${JAVAC_FILES:-15}
 CALL_ROUNDS=${CALL_ROUNDS:-60}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 bench_init methods
+case " $CONFIGS " in
+  *" e "*) [ -f "${BASE_LAYER:-}" ] || die "configuration e measures BASE_LAYER: set it to a libjvmpi.so" ;;
+esac
 bench_build bench jvmpi
 LAYER=$BUILD_DIR/lib/libjvmpi.so
 PLAIN=$BUILD_DIR/lib/bench/libplain_methods.so
@@ -40,6 +45,7 @@ agent_opt() {
     n) echo "-agentpath:$LAYER=$COUNT:none,out=$2" ;;
     p) echo "-agentpath:$PLAIN=out=$2" ;;
     l | j) echo "-agentpath:$LAYER=$COUNT:out=$2" ;;
+    e) echo "-agentpath:$BASE_LAYER=$COUNT:out=$2" ;;
   esac
 }
 
@@ -81,6 +87,7 @@ label() {
     a) echo "a  no agent" ;; n) echo "n  layer, agent enables nothing" ;;
     p) echo "p  JVM TI MethodEntry/Exit count" ;; l) echo "l  layer + count_methods" ;;
     j) echo "j  layer + count_methods, jvmti" ;;
+    e) echo "e  BASE_LAYER + count_methods" ;;
   esac
 }
 echo
@@ -93,9 +100,11 @@ for wl in $WORKLOADS; do
     printf '%-34s %8s %8s %14s\n' "$(label "$cfg")" "$(median 5 "$wl" "$cfg")" "$(median 6 "$wl" "$cfg")" "$(median 8 "$wl" "$cfg")"
   done
   a=$(median 5 "$wl" a) n=$(median 5 "$wl" n) p=$(median 5 "$wl" p) l=$(median 5 "$wl" l) j=$(median 5 "$wl" j)
+  e=$(median 5 "$wl" e)
   target=3
   [ "$wl" = calls ] && target=5
   echo "ratios of wall medians: n/a $(ratio "$n" "$a")  p/a $(ratio "$p" "$a")  l/a $(ratio "$l" "$a") (target <= $target)  j/a $(ratio "$j" "$a")  l/p $(ratio "$l" "$p")"
+  [ "$e" = - ] || echo "the other build: e/a $(ratio "$e" "$a")  l/e $(ratio "$l" "$e")"
 done
 echo
 echo "(raw results: $RESULTS; $((SECONDS - start)) s)"
