@@ -13,25 +13,21 @@
  * without a locked instruction (presence.h): threads deliver hundreds of
  * millions of method events and millions of OBJECT_ALLOCs a second. */
 static presence inside = PRESENCE_INIT;
-static _Atomic bool closed;
-
-static TLS_FAST presence_slot *my_slot;
-static TLS_FAST int depth;       /* deliveries this thread is inside */
-static TLS_FAST bool counted;    /* its outermost one is in inside[] */
-static TLS_FAST bool closer;     /* it holds the gate closed */
+_Atomic bool gate_closed;
+TLS_FAST gate_thread gate_me;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 
 static void arrive(void)
 {
-    if (my_slot == NULL) {
-        my_slot = presence_slot_take(&inside);
+    if (gate_me.slot == NULL) {
+        gate_me.slot = presence_slot_take(&inside);
     }
-    presence_enter(my_slot);
+    presence_enter(gate_me.slot);
 }
 
-static void depart(void) { presence_leave(my_slot); }
+static void depart(void) { presence_leave(gate_me.slot); }
 
 static void wake_all(void)
 {
@@ -43,7 +39,7 @@ static void wake_all(void)
 static void wait_until_open(void)
 {
     pthread_mutex_lock(&lock);
-    while (atomic_load(&closed)) {
+    while (atomic_load(&gate_closed)) {
         pthread_cond_wait(&changed, &lock);
     }
     pthread_mutex_unlock(&lock);
@@ -53,12 +49,12 @@ static void wait_until_open(void)
  * window to end first.  Counting before looking, with the closer setting
  * the flag before summing (and making every thread pass a barrier between
  * the two), means one of the two always sees the other. */
-static void count_in(void)
+void gate_count_in(void)
 {
     for (;;) {
         arrive();
-        if (closer || !atomic_load(&closed)) {
-            counted = true;
+        if (gate_me.closer || !atomic_load(&gate_closed)) {
+            gate_me.counted = true;
             return;
         }
         depart();
@@ -67,48 +63,28 @@ static void count_in(void)
     }
 }
 
-static void count_out(void)
-{
-    counted = false;
-    depart();
-    if (atomic_load(&closed)) {
-        wake_all();
-    }
-}
 
-void gate_enter(void)
-{
-    if (depth++ == 0) {
-        count_in();
-    }
-}
+void gate_wake_closer(void) { wake_all(); }
 
-void gate_leave(void)
-{
-    if (--depth == 0 && counted) {
-        count_out();
-    }
-}
-
-bool gate_inside(void) { return depth > 0; }
+bool gate_inside(void) { return gate_me.depth > 0; }
 
 void gate_park(void)
 {
-    if (counted) {
-        count_out();
+    if (gate_me.counted) {
+        gate_count_out();
     }
 }
 
 void gate_unpark(void)
 {
-    if (depth > 0 && !counted) {
-        count_in();
+    if (gate_me.depth > 0 && !gate_me.counted) {
+        gate_count_in();
     }
 }
 
 static long others_inside(bool first)
 {
-    return presence_count(&inside, first) - (counted ? 1 : 0);
+    return presence_count(&inside, first) - (gate_me.counted ? 1 : 0);
 }
 
 void gate_close(void)
@@ -116,15 +92,15 @@ void gate_close(void)
     gate_park(); /* a window waiting for a delivery of this very thread would wait forever */
     {
         pthread_mutex_lock(&lock);
-        while (atomic_load(&closed)) {
+        while (atomic_load(&gate_closed)) {
             pthread_cond_wait(&changed, &lock);
         }
-        atomic_store(&closed, true);
-        closer = true;
+        atomic_store(&gate_closed, true);
+        gate_me.closer = true;
         pthread_mutex_unlock(&lock);
     }
-    if (depth > 0) {
-        count_in(); /* the closer itself passes */
+    if (gate_me.depth > 0) {
+        gate_count_in(); /* the closer itself passes */
     }
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -150,8 +126,8 @@ void gate_close(void)
 void gate_open(void)
 {
     pthread_mutex_lock(&lock);
-    closer = false;
-    atomic_store(&closed, false);
+    gate_me.closer = false;
+    atomic_store(&gate_closed, false);
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&lock);
 }
@@ -159,7 +135,7 @@ void gate_open(void)
 void gate_reset(void)
 {
     presence_reset(&inside);
-    atomic_store(&closed, false);
-    depth = 0;
-    counted = closer = false;
+    atomic_store(&gate_closed, false);
+    gate_me.depth = 0;
+    gate_me.counted = gate_me.closer = false;
 }

@@ -12,19 +12,69 @@
  * it, waits until no delivery is under way on another thread, and holds
  * new ones back until it reopens.
  *
- * A delivery costs two atomic additions on a counter the thread shares
- * with few others (counters are striped, as the callback guard's are).
+ * A delivery costs no locked instruction: each thread counts itself in a
+ * slot of its own (presence.h).  Entering and leaving are inline, as every
+ * method event passes them.
  */
 #ifndef JVMPI_GATE_H_
 #define JVMPI_GATE_H_
 
+#include <stdatomic.h>
 #include <stdbool.h>
+
+#include "presence.h"
+#include "tls.h"
+
+/* The calling thread's part of the gate. */
+typedef struct {
+    presence_slot *slot; /* its slot in the count, once it has one */
+    int depth;           /* deliveries it is inside */
+    bool counted;        /* its outermost one is in the count */
+    bool closer;         /* it holds the gate closed */
+} gate_thread;
+extern TLS_FAST gate_thread gate_me;
+extern _Atomic bool gate_closed;
+/* The rest of gate_enter: a first delivery of the thread, or a window open. */
+void gate_count_in(void);
+void gate_wake_closer(void);
 
 /* Around one delivery to the agent.  Nested deliveries (requests and
  * definitions sent from within a handler, on the same thread) pass freely;
- * so does every delivery of the thread that closed the gate. */
-void gate_enter(void);
-void gate_leave(void);
+ * so does every delivery of the thread that closed the gate.  Counting
+ * before looking, with the closer setting the flag before it sums, means
+ * one of the two always sees the other (see gate.c). */
+static inline void gate_enter(void)
+{
+    if (gate_me.depth++ != 0) {
+        return;
+    }
+    presence_slot *s = gate_me.slot;
+    if (s != NULL) {
+        presence_enter(s);
+        if (!atomic_load(&gate_closed)) {
+            gate_me.counted = true;
+            return;
+        }
+        presence_leave(s);
+    }
+    gate_count_in();
+}
+
+static inline void gate_count_out(void)
+{
+    gate_me.counted = false;
+    presence_leave(gate_me.slot);
+    if (atomic_load(&gate_closed)) {
+        gate_wake_closer(); /* it may be waiting for this count to drop */
+    }
+}
+
+static inline void gate_leave(void)
+{
+    if (--gate_me.depth == 0 && gate_me.counted) {
+        gate_count_out();
+    }
+}
 
 /* Whether the calling thread is inside a delivery (a handler is running). */
 bool gate_inside(void);

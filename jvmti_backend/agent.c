@@ -19,31 +19,13 @@
  * locked instruction (presence.h): the rewriter's hooks enter the guard
  * twice per Java call. */
 static presence active = PRESENCE_INIT;
-static _Atomic bool vm_dead;
-/* Callbacks the calling thread is inside: VM death can come from within one
- * (ProfilerExit in a handler halts the VM), and that one never returns. */
-static TLS_FAST int own_callbacks;
-static TLS_FAST presence_slot *my_slot;
+_Atomic bool bk_vm_dead;
+TLS_FAST bk_guard_thread bk_guard_me;
 
-bool bk_callback_enter(void)
+bool bk_callback_enter_first(void)
 {
-    if (my_slot == NULL) {
-        my_slot = presence_slot_take(&active);
-    }
-    /* Count first, then look: VM death sets the flag, then sums the counts. */
-    presence_enter(my_slot);
-    if (atomic_load(&vm_dead)) {
-        presence_leave(my_slot);
-        return false;
-    }
-    own_callbacks++;
-    return true;
-}
-
-void bk_callback_exit(void)
-{
-    own_callbacks--;
-    presence_leave(my_slot);
+    bk_guard_me.slot = presence_slot_take(&active);
+    return bk_callback_enter();
 }
 
 static long callbacks_running(bool first) { return presence_count(&active, first); }
@@ -52,12 +34,12 @@ static long callbacks_running(bool first) { return presence_count(&active, first
  * goes away; a callback stuck in the agent is not waited for forever. */
 static void wait_for_callbacks(void)
 {
-    for (int i = 0; i < 5000 && callbacks_running(i == 0) > own_callbacks; i++) {
+    for (int i = 0; i < 5000 && callbacks_running(i == 0) > bk_guard_me.own; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (callbacks_running(false) > own_callbacks) {
-        LOG_WARN("%ld callbacks still running at VM death", callbacks_running(false) - own_callbacks);
+    if (callbacks_running(false) > bk_guard_me.own) {
+        LOG_WARN("%ld callbacks still running at VM death", callbacks_running(false) - bk_guard_me.own);
     }
 }
 
@@ -130,7 +112,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
     layer_vm_death(env);
     bk_classcache_vm_death();
     END_CALLBACK();
-    atomic_store(&vm_dead, true);
+    atomic_store(&bk_vm_dead, true);
     wait_for_callbacks();
 }
 
@@ -470,5 +452,5 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
-    atomic_store(&vm_dead, true);
+    atomic_store(&bk_vm_dead, true);
 }

@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "presence.h"
 #include "seam.h"
+#include "tls.h"
 
 typedef struct {
     JavaVM *vm;
@@ -57,9 +59,41 @@ bool bk_set_event(jvmtiEnv *env, jvmtiEvent event, bool on);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 
-/* The callback guard: no callback runs half-way through VM death. */
-bool bk_callback_enter(void);
-void bk_callback_exit(void);
+/* The callback guard: no callback runs half-way through VM death.
+ * Callbacks under way are counted in a slot per thread without a locked
+ * instruction (presence.h): VM death sets the flag, then sums the counts,
+ * and a callback counts itself first, then looks.  Inline: the rewriter's
+ * hooks pass the guard at every Java call. */
+typedef struct {
+    presence_slot *slot; /* once the thread has one */
+    /* Callbacks the thread is inside: VM death can come from within one
+     * (ProfilerExit in a handler halts the VM), and that one never returns. */
+    int own;
+} bk_guard_thread;
+extern TLS_FAST bk_guard_thread bk_guard_me;
+extern _Atomic bool bk_vm_dead;
+bool bk_callback_enter_first(void);
+
+static inline bool bk_callback_enter(void)
+{
+    presence_slot *s = bk_guard_me.slot;
+    if (s == NULL) {
+        return bk_callback_enter_first();
+    }
+    presence_enter(s);
+    if (atomic_load(&bk_vm_dead)) {
+        presence_leave(s);
+        return false;
+    }
+    bk_guard_me.own++;
+    return true;
+}
+
+static inline void bk_callback_exit(void)
+{
+    bk_guard_me.own--;
+    presence_leave(bk_guard_me.slot);
+}
 #define BEGIN_CALLBACK() do { if (!bk_callback_enter()) return; } while (0)
 #define END_CALLBACK() bk_callback_exit()
 
