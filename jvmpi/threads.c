@@ -38,6 +38,13 @@ static unsigned ended_next;
 /* The calling thread's own record: valid from threads_add to threads_end, and
  * only the thread itself can end it, so no reference is needed to read it. */
 static TLS_FAST thread_entry *self;
+TLS_FAST thread_rec *threads_me; /* &self->rec, for the inline threads_self */
+
+static void set_self(thread_entry *e)
+{
+    self = e;
+    threads_me = e != NULL ? &e->rec : NULL;
+}
 
 /* While a virtual thread is mounted on this (carrier) thread, self is the
  * virtual thread's record and carrier the carrier's own (NULL if the layer
@@ -109,7 +116,7 @@ thread_rec *threads_add(seam_thread_info *info, bool internal)
             threads_info_discard(info);
             free(e);
             if (seam_current_env() == old->rec.info.env) {
-                self = old;
+                set_self(old);
             }
             return &old->rec;
         }
@@ -131,7 +138,7 @@ thread_rec *threads_add(seam_thread_info *info, bool internal)
         entry_free(old);
     }
     if (seam_current_env() == info->env) {
-        self = e;
+        set_self(e);
     }
     return &e->rec;
 }
@@ -154,7 +161,7 @@ void threads_end(JNIEnv *env)
         pthread_mutex_unlock(&table_lock);
     }
     if (self == e) {
-        self = NULL;
+        set_self(NULL);
     }
     if (free_now) {
         entry_free(e);
@@ -171,7 +178,7 @@ void threads_mount(thread_rec *vt)
         if (self != carrier) {
             leave_carrier(self);
         }
-        self = (thread_entry *)vt;
+        set_self((thread_entry *)vt);
         if (!(atomic_load(&vt->mounts) & 1)) {
             atomic_fetch_add(&vt->mounts, 1);
         }
@@ -183,7 +190,7 @@ void threads_unmount(void)
 {
     if (mounted) {
         leave_carrier(self);
-        self = carrier;
+        set_self(carrier);
         carrier = NULL;
         mounted = false;
     }
@@ -308,7 +315,7 @@ bool threads_tls_set(JNIEnv *env, int agent, void *value)
     return true;
 }
 
-thread_rec *threads_self(JNIEnv *env)
+thread_rec *threads_self_lookup(JNIEnv *env)
 {
     thread_entry *me = self;
     if (me != NULL) {
@@ -333,7 +340,7 @@ thread_rec *threads_self(JNIEnv *env)
         pthread_mutex_unlock(&table_lock);
     }
     if (e != NULL) {
-        self = e; /* the record lives until this very thread ends */
+        set_self(e); /* the record lives until this very thread ends */
     }
     return e != NULL ? &e->rec : NULL;
 }
@@ -470,5 +477,5 @@ void threads_reset(void)
         dead = (thread_entry *)e->hh_env.next;
         entry_free(e);
     }
-    self = NULL;
+    set_self(NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "defs.h"
 #include "seam.h"
+#include "tls.h"
 
 typedef struct thread_rec thread_rec;
 
@@ -66,8 +67,14 @@ bool threads_claim_announce(thread_rec *t);
 /* The calling thread's own record (not acquired: it lives as long as the
  * thread), found through env or, for a thread the agent knows by a
  * layer-made handle, through the thread's ID; NULL for a thread the layer
- * does not know. */
-thread_rec *threads_self(JNIEnv *env);
+ * does not know.  Inline once found: every event asks. */
+extern TLS_FAST thread_rec *threads_me;
+thread_rec *threads_self_lookup(JNIEnv *env);
+static inline thread_rec *threads_self(JNIEnv *env)
+{
+    thread_rec *me = threads_me;
+    return me != NULL ? me : threads_self_lookup(env);
+}
 
 /* Virtual threads (JDK 21+): while vt is mounted on the calling carrier
  * thread, it is the calling thread's own record (threads_self), so every
