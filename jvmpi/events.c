@@ -247,7 +247,7 @@ static TLS_FAST bool not_adoptable;
 static bool announcing_itself(const thread_rec *me) { return defs_sending_self(&me->announced); }
 
 /* me's THREAD_START is on and not sent yet, to the target agent or any. */
-static bool start_due(const thread_rec *me)
+static inline __attribute__((always_inline)) bool start_due(const thread_rec *me)
 {
     return me != NULL && !me->internal && (events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&me->announced)) != 0;
 }
@@ -260,10 +260,18 @@ static void announce_self(JNIEnv *env, thread_rec *me)
     dispatch_announce_thread(env, me);
 }
 
+/* METHOD_ENTRY and METHOD_EXIT name only their method, whose class gets
+ * its CLASS_LOAD first only where CLASS_LOAD is on (defs_method). */
+static inline bool names_nothing_to_define(const JVMPI_Event *ev)
+{
+    return (ev->event_type == JVMPI_EVENT_METHOD_ENTRY || ev->event_type == JVMPI_EVENT_METHOD_EXIT) &&
+           events_agents(JVMPI_EVENT_CLASS_LOAD) == 0;
+}
+
 /* The one path to agent k: thread suspended mode kept (gate.c), what the
  * event names defined first for that agent (defs.c), then its handler. */
-static void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev,
-                        void (*notify)(JVMPI_Event *))
+static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
+                                                              JVMPI_Event *ev, void (*notify)(JVMPI_Event *))
 {
     int saved = agents_target_begin(k);
     gate_enter();
@@ -282,7 +290,9 @@ static void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMP
             announce_self(env, me);
         }
     }
-    defs_before(env, ev);
+    if (!names_nothing_to_define(ev)) {
+        defs_before(env, ev);
+    }
     ev->env_id = env_id;
     /* What the handler itself causes is no longer meant for k alone. */
     agents_target_now = -1;

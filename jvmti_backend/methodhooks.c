@@ -100,7 +100,7 @@ static uint32_t ids_take(uint32_t count)
     return first;
 }
 
-static hook_method *id_slot(jint id)
+static inline hook_method *id_slot(jint id)
 {
     uint32_t u = (uint32_t)id;
     hook_method *chunk = u >> CHUNK_BITS < MAX_CHUNKS ? atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire) : NULL;
@@ -184,28 +184,34 @@ static memo_table stepped = {NULL, PTHREAD_MUTEX_INITIALIZER};
  * next mount (JDK 21 and later) has no frames JVM TI will show, and JVM TI
  * posts no events for it either: a method first called there is not known
  * yet, and its calls there are not reported. */
-static jmethodID method_of(hook_method *m)
+static __attribute__((noinline)) jmethodID method_first(hook_method *m)
+{
+    jmethodID method;
+    jlocation where;
+    if (!JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
+        return NULL;
+    }
+    if (m->code != NULL) {
+        memo_put(&stepped, method, m);
+    }
+    atomic_store_explicit(&m->method, method, memory_order_relaxed);
+    return method;
+}
+
+/* The hooks run at every Java call: they and what they call here are inline. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT jmethodID method_of(hook_method *m)
 {
     jmethodID method = atomic_load_explicit(&m->method, memory_order_relaxed);
-    if (method == NULL) {
-        jlocation where;
-        if (JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
-            if (m->code != NULL) {
-                memo_put(&stepped, method, m);
-            }
-            atomic_store_explicit(&m->method, method, memory_order_relaxed);
-        } else {
-            method = NULL;
-        }
-    }
-    return method;
+    return method != NULL ? method : method_first(m);
 }
 
 /* ---- the natives ------------------------------------------------------------ */
 
 /* The method a hook call is about, with the callback guard taken and this
  * thread marked as inside a hook; NULL when nothing is to be reported. */
-static hook_method *hook_begin(jint id)
+HOT hook_method *hook_begin(jint id)
 {
     hook_method *m = id_slot(id);
     if (m == NULL || in_hook || !bk_callback_enter()) {
@@ -215,7 +221,7 @@ static hook_method *hook_begin(jint id)
     return m;
 }
 
-static void hook_end(void)
+HOT void hook_end(void)
 {
     in_hook = 0;
     bk_callback_exit();
@@ -233,7 +239,7 @@ static jobject walker, caller_frame;        /* global refs: the walker, the Func
 static jmethodID walk_method, locals_method;
 static _Atomic bool receivers_ready;
 
-static jobject ctor_receiver(JNIEnv *env)
+static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
 {
     if (!atomic_load_explicit(&receivers_ready, memory_order_acquire)) {
         return NULL;
@@ -312,7 +318,7 @@ static bool prepare_receivers(JNIEnv *env)
     return ok;
 }
 
-static void entry_of(JNIEnv *env, hook_method *m, jmethodID method, jobject self)
+HOT void entry_of(JNIEnv *env, hook_method *m, jmethodID method, jobject self)
 {
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
@@ -328,7 +334,7 @@ static void entry_of(JNIEnv *env, hook_method *m, jmethodID method, jobject self
     layer_method_entry(env, method, receiver);
 }
 
-static void entry(JNIEnv *env, jint id, jobject self)
+HOT void entry(JNIEnv *env, jint id, jobject self)
 {
     hook_method *m = hook_begin(id);
     if (m == NULL) {
@@ -373,7 +379,7 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
 
 /* A leaf (rewriter/leaf.h): nothing of its body can come between its
  * entry and its exit, so both are sent from one native call. */
-static void leaf(JNIEnv *env, jint id, jobject self)
+HOT void leaf(JNIEnv *env, jint id, jobject self)
 {
     if (!atomic_load_explicit(&entry_on, memory_order_relaxed) &&
         !atomic_load_explicit(&exit_on, memory_order_relaxed)) {
