@@ -188,10 +188,13 @@ void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong
     events_deliver(env, &ev);
 }
 
+/* Method events are not zeroed first: they come by the hundred million,
+ * and an agent reads only what its event type defines. */
 void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
 {
-    JVMPI_Event ev = event_zero;
+    JVMPI_Event ev;
     ev.event_type = event_type;
+    ev.env_id = NULL;
     ev.u.method.method_id = method;
     if (event_type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD) {
         events_deliver(env, &ev);
@@ -202,7 +205,8 @@ void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
 
 void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
 {
-    JVMPI_Event ev = event_zero;
+    JVMPI_Event ev;
+    ev.env_id = NULL;
     ev.event_type = JVMPI_EVENT_METHOD_ENTRY2;
     ev.u.method_entry2.method_id = method;
     ev.u.method_entry2.obj_id = receiver;
