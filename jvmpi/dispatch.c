@@ -190,7 +190,7 @@ void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong
 
 /* Method events are not zeroed first: they come by the hundred million,
  * and an agent reads only what its event type defines. */
-void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
+inline void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
 {
     JVMPI_Event ev;
     ev.event_type = event_type;
@@ -203,7 +203,7 @@ void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
     }
 }
 
-void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
+inline void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
 {
     JVMPI_Event ev;
     ev.env_id = NULL;

@@ -421,8 +421,9 @@ agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
  * makes two), so their usual case skips what the general path works out
  * for every event before deliver_one: one agent takes the event, the
  * calling thread is known, and no request, stand-in, quiet region, ledger
- * or shutdown is under way.  Anything else goes the general way. */
-agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev)
+ * or shutdown is under way.  Anything else goes the general way.  Inline
+ * into dispatch_method, with link-time optimization (methods.c). */
+inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev)
 {
     agents_mask mask = events_agents(ev->event_type);
     if (mask == 0) {
