@@ -189,13 +189,16 @@ void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong
 }
 
 /* Method events are not zeroed first: they come by the hundred million,
- * and an agent reads only what its event type defines. */
+ * and copying the zeroed event cost javac's counting run 7%.  What an
+ * agent handling both entry events in one place would read is set: a
+ * METHOD_ENTRY's or METHOD_EXIT's obj_id is NULL. */
 inline void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
 {
     JVMPI_Event ev;
     ev.event_type = event_type;
     ev.env_id = NULL;
-    ev.u.method.method_id = method;
+    ev.u.method_entry2.method_id = method;
+    ev.u.method_entry2.obj_id = NULL;
     if (event_type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD) {
         events_deliver(env, &ev);
     } else {
