@@ -121,6 +121,18 @@ static bool check_ref(reader *r, const classfile *cf, uint16_t index, uint8_t ta
     return true;
 }
 
+/* check_ref for a reference made by constant `from`, which is named only
+ * when the check fails: formatting its name for every constant of every
+ * class the VM loads cost more than the check. */
+static bool check_pool_ref(reader *r, const classfile *cf, uint32_t from, uint16_t index, uint8_t tag)
+{
+    if (r->failed || cp_is(cf, index, tag))
+        return !r->failed;
+    char what[48];
+    snprintf(what, sizeof what, "constant %u (tag %u)", from, cf->cp[from].tag);
+    return check_ref(r, cf, index, tag, what);
+}
+
 /* ------------------------------------------------------------------------ */
 /* freeing (also of partly built structures: everything is calloc'd)          */
 /* ------------------------------------------------------------------------ */
@@ -382,29 +394,27 @@ static void parse_cp(reader *r, classfile *cf)
      * After this, following any reference in the pool is safe. */
     for (uint32_t i = 1; i < count && !r->failed; i++) {
         const classfile_cp_entry *e = &cf->cp[i];
-        char what[48];
-        snprintf(what, sizeof what, "constant %u (tag %u)", i, e->tag);
         switch (e->tag) {
         case CLASSFILE_CONSTANT_Class:
         case CLASSFILE_CONSTANT_String:
         case CLASSFILE_CONSTANT_MethodType:
         case CLASSFILE_CONSTANT_Module:
         case CLASSFILE_CONSTANT_Package:
-            check_ref(r, cf, e->ref1, CLASSFILE_CONSTANT_Utf8, what);
+            check_pool_ref(r, cf, i, e->ref1, CLASSFILE_CONSTANT_Utf8);
             break;
         case CLASSFILE_CONSTANT_Fieldref:
         case CLASSFILE_CONSTANT_Methodref:
         case CLASSFILE_CONSTANT_InterfaceMethodref:
-            check_ref(r, cf, e->ref1, CLASSFILE_CONSTANT_Class, what);
-            check_ref(r, cf, e->ref2, CLASSFILE_CONSTANT_NameAndType, what);
+            check_pool_ref(r, cf, i, e->ref1, CLASSFILE_CONSTANT_Class);
+            check_pool_ref(r, cf, i, e->ref2, CLASSFILE_CONSTANT_NameAndType);
             break;
         case CLASSFILE_CONSTANT_NameAndType:
-            check_ref(r, cf, e->ref1, CLASSFILE_CONSTANT_Utf8, what);
-            check_ref(r, cf, e->ref2, CLASSFILE_CONSTANT_Utf8, what);
+            check_pool_ref(r, cf, i, e->ref1, CLASSFILE_CONSTANT_Utf8);
+            check_pool_ref(r, cf, i, e->ref2, CLASSFILE_CONSTANT_Utf8);
             break;
         case CLASSFILE_CONSTANT_Dynamic:
         case CLASSFILE_CONSTANT_InvokeDynamic:
-            check_ref(r, cf, e->ref2, CLASSFILE_CONSTANT_NameAndType, what);
+            check_pool_ref(r, cf, i, e->ref2, CLASSFILE_CONSTANT_NameAndType);
             break;
         case CLASSFILE_CONSTANT_MethodHandle: {
             uint8_t t = e->ref1 > 0 && e->ref1 < count ? cf->cp[e->ref1].tag : 0;
@@ -413,7 +423,8 @@ static void parse_cp(reader *r, classfile *cf)
                                         : t == CLASSFILE_CONSTANT_Methodref ||
                                               t == CLASSFILE_CONSTANT_InterfaceMethodref);
             if (!ok)
-                fail(r, "%s: reference_kind %u with reference %u (tag %u)", what, e->ref_kind, e->ref1, t);
+                fail(r, "constant %u (tag %u): reference_kind %u with reference %u (tag %u)", i, e->tag, e->ref_kind,
+                     e->ref1, t);
             break;
         }
         default:
