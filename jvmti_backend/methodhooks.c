@@ -589,14 +589,11 @@ static void unstepped(void *ctx, const char *name, const char *desc, const char 
 static void keep_original_code(const classfile *cf, uint32_t first)
 {
     for (uint16_t i = 0; i < cf->method_count; i++) {
-        const classfile_member *mb = &cf->methods[i];
-        for (uint16_t k = 0; k < mb->attr_count; k++) {
-            const classfile_code *c = mb->attrs[k].code;
-            hook_method *m = c != NULL ? id_slot((jint)(first + i)) : NULL;
-            if (m != NULL && c->code_length > 0 && (m->code = malloc(c->code_length)) != NULL) {
-                memcpy(m->code, c->code, c->code_length);
-                m->code_len = (jint)c->code_length;
-            }
+        const classfile_code *c = classfile_code_of(&cf->methods[i]);
+        hook_method *m = c != NULL ? id_slot((jint)(first + i)) : NULL;
+        if (m != NULL && c->code_length > 0 && (m->code = malloc(c->code_length)) != NULL) {
+            memcpy(m->code, c->code, c->code_length);
+            m->code_len = (jint)c->code_length;
         }
     }
 }

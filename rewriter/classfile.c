@@ -491,6 +491,14 @@ const char *classfile_utf8(const classfile *cf, uint16_t index)
     return cf->cp[index].utf8;
 }
 
+classfile_code *classfile_code_of(const classfile_member *m)
+{
+    for (uint16_t k = 0; k < m->attr_count; k++)
+        if (m->attrs[k].code != NULL)
+            return m->attrs[k].code;
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* writing                                                                   */
 /* ------------------------------------------------------------------------ */

@@ -145,6 +145,9 @@ void classfile_free(classfile *cf);
 /* The Utf8 at index, NUL-terminated, or NULL if index does not name a Utf8. */
 const char *classfile_utf8(const classfile *cf, uint16_t index);
 
+/* A method's Code attribute, or NULL (abstract and native methods). */
+classfile_code *classfile_code_of(const classfile_member *m);
+
 /*
  * Constant pool additions.  Each returns the index of an existing equal entry
  * if there is one, else appends an entry and returns its index; 0 if the pool

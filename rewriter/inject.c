@@ -540,14 +540,6 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
 
 /* ---- a method, a class ----------------------------------------------------- */
 
-static classfile_code *code_of(const classfile_member *m)
-{
-    for (uint16_t k = 0; k < m->attr_count; k++)
-        if (m->attrs[k].code != NULL)
-            return m->attrs[k].code;
-    return NULL;
-}
-
 static bool is_init_call(const classfile *cf, const uint8_t *p)
 {
     if (p[0] != OP_INVOKESPECIAL)
@@ -611,7 +603,7 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, po
                           const inject_hooks *hooks, bool leaf, bool *too_big, char *err, size_t errlen)
 {
     bool steps = hooks->step != NULL;
-    classfile_code *c = code_of(m);
+    classfile_code *c = classfile_code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool init = name != NULL && strcmp(name, "<init>") == 0;
     bool with_this = !(m->access_flags & ACC_STATIC) && !init;
@@ -879,7 +871,7 @@ static bool leaf_here(const classfile *cf, const classfile_member *m, const inje
     if (hooks->leaf == NULL || hooks->leaf_this == NULL || hooks->step != NULL)
         return false;
     const char *name = classfile_utf8(cf, m->name_index);
-    const classfile_code *c = code_of(m);
+    const classfile_code *c = classfile_code_of(m);
     if (cf->super_class == 0 && hooks->exit_init == NULL && name != NULL && strcmp(name, "<init>") == 0)
         return c != NULL && c->code_length == 1 && c->code[0] == BYTECODE_RETURN && c->exception_count == 0;
     return leaf_method(cf, m);
@@ -897,7 +889,7 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
     }
     for (uint16_t i = 0; i < cf->method_count; i++) {
         classfile_member *m = &cf->methods[i];
-        if (code_of(m) == NULL)
+        if (classfile_code_of(m) == NULL)
             continue;
         if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;

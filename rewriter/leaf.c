@@ -152,17 +152,9 @@ static bool one_line(const classfile *cf, const classfile_code *c)
     return true;
 }
 
-static const classfile_code *code_of(const classfile_member *m)
-{
-    for (uint16_t k = 0; k < m->attr_count; k++)
-        if (m->attrs[k].code != NULL)
-            return m->attrs[k].code;
-    return NULL;
-}
-
 bool leaf_method(const classfile *cf, const classfile_member *m)
 {
-    const classfile_code *c = code_of(m);
+    const classfile_code *c = classfile_code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     if (c == NULL || name == NULL || name[0] == '<' || (m->access_flags & ACC_SYNCHRONIZED) ||
         (cf->access_flags & ACC_INTERFACE) || c->exception_count != 0 || c->code_length > LEAF_MAX_CODE ||

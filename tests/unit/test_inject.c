@@ -24,13 +24,6 @@ static const inject_hooks hooks = {
 
 static uint16_t u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 
-static const classfile_code *code_of(const classfile_member *m)
-{
-    for (uint16_t k = 0; k < m->attr_count; k++)
-        if (m->attrs[k].code != NULL)
-            return m->attrs[k].code;
-    return NULL;
-}
 
 /* The hook a call at pc names ("enter", ...), and the method number:
  * ldc_w <first number>; sipush <index>; iadd; invokestatic <hook>. */
@@ -54,7 +47,7 @@ static const char *call_at(const classfile *cf, const uint8_t *code, uint32_t pc
 static void check_method(const classfile *cf, uint16_t index, bool just_return)
 {
     const classfile_member *m = &cf->methods[index];
-    const classfile_code *c = code_of(m);
+    const classfile_code *c = classfile_code_of(m);
     if (c == NULL)
         return;
     const char *name = classfile_utf8(cf, m->name_index);
@@ -138,8 +131,10 @@ START_TEST(test_every_test_class)
         uint8_t *data = read_file(l.paths[i], &len);
         classfile *cf = parse_ok(data, len, l.paths[i]);
         bool just_return[1024] = {false};
-        for (uint16_t m = 0; m < cf->method_count && m < 1024; m++)
-            just_return[m] = code_of(&cf->methods[m]) != NULL && code_of(&cf->methods[m])->code_length == 1;
+        for (uint16_t m = 0; m < cf->method_count && m < 1024; m++) {
+            const classfile_code *c = classfile_code_of(&cf->methods[m]);
+            just_return[m] = c != NULL && c->code_length == 1;
+        }
         int changed;
         classfile *back = inject_round_trip(cf, &hooks, l.paths[i], &changed);
         for (uint16_t m = 0; m < back->method_count; m++)
@@ -163,7 +158,7 @@ static void count_unstepped(void *ctx, const char *name, const char *desc, const
 
 static void check_steps(const classfile *cf, uint16_t index, const uint8_t *orig, uint32_t orig_len)
 {
-    const classfile_code *c = code_of(&cf->methods[index]);
+    const classfile_code *c = classfile_code_of(&cf->methods[index]);
     int n = bytecode_walk(orig, orig_len, NULL, 0, NULL, 0);
     int m = bytecode_walk(c->code, c->code_length, NULL, 0, NULL, 0);
     ck_assert_int_gt(n, 0);
@@ -214,7 +209,7 @@ START_TEST(test_instruction_hooks)
         classfile *back = inject_round_trip(cf, &stepping, l.paths[i], &changed);
         ck_assert_int_eq(unstepped_count, 0);
         for (uint16_t m = 0; m < orig->method_count; m++) {
-            const classfile_code *c = code_of(&orig->methods[m]);
+            const classfile_code *c = classfile_code_of(&orig->methods[m]);
             if (c != NULL) {
                 check_steps(back, m, c->code, c->code_length);
                 methods++;
@@ -260,7 +255,7 @@ START_TEST(test_root_constructor_passes_receiver)
             ck_assert_msg(pool_names(back, "exitInit") == (root && changed > 0), "%s: exitInit in the pool: %d",
                           l.paths[i], pool_names(back, "exitInit"));
             for (uint16_t m = 0; root && m < back->method_count; m++) {
-                const classfile_code *c = code_of(&back->methods[m]);
+                const classfile_code *c = classfile_code_of(&back->methods[m]);
                 if (c == NULL || strcmp(classfile_utf8(back, back->methods[m].name_index), "<init>") != 0)
                     continue;
                 ctors++;
@@ -344,7 +339,7 @@ START_TEST(test_leaves)
     ck_assert_int_gt(changed, 0);
     int leaves = 0;
     for (uint16_t m = 0; m < orig->method_count; m++) {
-        const classfile_code *was = code_of(&orig->methods[m]);
+        const classfile_code *was = classfile_code_of(&orig->methods[m]);
         if (was == NULL)
             continue;
         if (!leaf_method(orig, &orig->methods[m])) {
@@ -352,7 +347,7 @@ START_TEST(test_leaves)
             continue;
         }
         leaves++;
-        const classfile_code *c = code_of(&back->methods[m]);
+        const classfile_code *c = classfile_code_of(&back->methods[m]);
         bool with_this = !(orig->methods[m].access_flags & 0x0008);
         uint32_t at = with_this ? 1 : 0, id;
         if (with_this)
@@ -392,7 +387,7 @@ START_TEST(test_root_constructor_leaf)
     uint8_t *data;
     classfile *cf = shapes_class(&data, &len);
     uint16_t m = method_named(cf, "<init>");
-    classfile_code *c = (classfile_code *)code_of(&cf->methods[m]);
+    classfile_code *c = classfile_code_of(&cf->methods[m]);
     c->code[0] = 0xb1; /* return */
     c->code_length = 1;
     c->exception_count = 0;
@@ -417,7 +412,7 @@ START_TEST(test_root_constructor_leaf)
         classfile *root = parse_ok(out, outlen, "root");
         int changed;
         classfile *back = inject_round_trip(root, &h, "root", &changed);
-        const classfile_code *rc = code_of(&back->methods[m]);
+        const classfile_code *rc = classfile_code_of(&back->methods[m]);
         uint32_t id;
         ck_assert_str_eq(call_at(back, rc->code, 0, &id), passing ? "enter" : "leaf");
         ck_assert_uint_eq(rc->code_length, passing ? 2 * CALL_LEN + 2 + HANDLER_LEN : CALL_LEN + 1);
