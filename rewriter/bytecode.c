@@ -67,7 +67,7 @@ enum {
 
 static int32_t s16(const uint8_t *p)
 {
-    uint32_t u = (uint32_t)p[0] << 8 | p[1];
+    uint32_t u = bytecode_u2(p);
     return u <= 0x7fff ? (int32_t)u : (int32_t)u - 0x10000;
 }
 
@@ -75,7 +75,7 @@ static int32_t s16(const uint8_t *p)
  * C leaves to the implementation, is involved. */
 static int32_t s32(const uint8_t *p)
 {
-    uint32_t u = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    uint32_t u = bytecode_u4(p);
     return u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
 }
 

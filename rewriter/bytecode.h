@@ -26,6 +26,13 @@ enum {
     BYTECODE_JSR_W = 0xc9,
 };
 
+/* Operands, big-endian as the class file is. */
+static inline uint32_t bytecode_u2(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static inline uint32_t bytecode_u4(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /*
  * The length in bytes of the instruction at pc, or -1 with a one-line reason
  * in err: an opcode that may not appear in a class file (including breakpoint

@@ -95,10 +95,6 @@ static bool is_branch16(uint8_t op) { return (op >= OP_IFEQ && op <= OP_JSR) || 
 
 static uint32_t pad_after(uint32_t pc) { return (4 - (pc + 1) % 4) % 4; }
 
-static uint32_t rd_u2(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
-
-static uint32_t rd_u4(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
 static void wr_u2(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -225,7 +221,7 @@ static bool plan_layout(plan *pl, char *err, size_t errlen)
             const uint8_t *p = pl->code + pl->old_pc[i];
             if (!is_branch16(p[0]) || pl->wide[i])
                 continue;
-            int32_t old_target = (int32_t)pl->old_pc[i] + (int16_t)rd_u2(p + 1);
+            int32_t old_target = (int32_t)pl->old_pc[i] + (int16_t)bytecode_u2(p + 1);
             int64_t rel = (int64_t)target_of(pl, (uint32_t)old_target) - pl->at[i];
             if (rel >= INT16_MIN && rel <= INT16_MAX)
                 continue;
@@ -277,7 +273,7 @@ static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
     const uint8_t *p = pl->code + old;
     uint8_t *q = out + pl->at[i];
     if (is_branch16(p[0])) {
-        uint32_t rel = rel32(pl, i, old, (int16_t)rd_u2(p + 1));
+        uint32_t rel = rel32(pl, i, old, (int16_t)bytecode_u2(p + 1));
         if (pl->wide[i]) {
             q[0] = p[0] == OP_GOTO ? BYTECODE_GOTO_W : BYTECODE_JSR_W;
             wr_u4(q + 1, rel);
@@ -287,25 +283,25 @@ static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
         }
     } else if (p[0] == BYTECODE_GOTO_W || p[0] == BYTECODE_JSR_W) {
         q[0] = p[0];
-        wr_u4(q + 1, rel32(pl, i, old, (int32_t)rd_u4(p + 1)));
+        wr_u4(q + 1, rel32(pl, i, old, (int32_t)bytecode_u4(p + 1)));
     } else if (p[0] == BYTECODE_TABLESWITCH || p[0] == BYTECODE_LOOKUPSWITCH) {
         const uint8_t *s = p + 1 + pad_after(old);
         uint32_t pad = pad_after(pl->at[i]);
         q[0] = p[0];
         memset(q + 1, 0, pad);
         uint8_t *d = q + 1 + pad;
-        wr_u4(d, rel32(pl, i, old, (int32_t)rd_u4(s)));
+        wr_u4(d, rel32(pl, i, old, (int32_t)bytecode_u4(s)));
         if (p[0] == BYTECODE_TABLESWITCH) {
-            int32_t low = (int32_t)rd_u4(s + 4), high = (int32_t)rd_u4(s + 8);
+            int32_t low = (int32_t)bytecode_u4(s + 4), high = (int32_t)bytecode_u4(s + 8);
             memcpy(d + 4, s + 4, 8);
             for (int64_t k = 0; k <= (int64_t)high - low; k++)
-                wr_u4(d + 12 + 4 * k, rel32(pl, i, old, (int32_t)rd_u4(s + 12 + 4 * k)));
+                wr_u4(d + 12 + 4 * k, rel32(pl, i, old, (int32_t)bytecode_u4(s + 12 + 4 * k)));
         } else {
-            uint32_t npairs = rd_u4(s + 4);
+            uint32_t npairs = bytecode_u4(s + 4);
             memcpy(d + 4, s + 4, 4);
             for (uint32_t k = 0; k < npairs; k++) {
                 memcpy(d + 8 + 8 * k, s + 8 + 8 * k, 4);
-                wr_u4(d + 12 + 8 * k, rel32(pl, i, old, (int32_t)rd_u4(s + 12 + 8 * k)));
+                wr_u4(d + 12 + 8 * k, rel32(pl, i, old, (int32_t)bytecode_u4(s + 12 + 8 * k)));
             }
         }
     } else {
@@ -412,14 +408,14 @@ static bool move_exceptions(classfile_code *c, const plan *pl, char *err, size_t
 
 static bool move_lines(classfile_attr *a, const plan *pl, char *err, size_t errlen)
 {
-    uint32_t n = a->length >= 2 ? rd_u2(a->data) : 0;
+    uint32_t n = a->length >= 2 ? bytecode_u2(a->data) : 0;
     if (a->length != 2 + 4 * n) {
         errbuf_set(err, errlen, "LineNumberTable of %u bytes for %u entries", a->length, n);
         return false;
     }
     for (uint32_t k = 0; k < n; k++) {
         uint8_t *e = a->data + 2 + 4 * k;
-        uint32_t pc = rd_u2(e);
+        uint32_t pc = bytecode_u2(e);
         if (!is_insn(pl, pc) || pc == pl->len) {
             errbuf_set(err, errlen, "LineNumberTable: offset %u is not an instruction", pc);
             return false;
@@ -432,14 +428,14 @@ static bool move_lines(classfile_attr *a, const plan *pl, char *err, size_t errl
 /* LocalVariableTable and LocalVariableTypeTable: the same layout. */
 static bool move_locals(classfile_attr *a, const char *name, const plan *pl, char *err, size_t errlen)
 {
-    uint32_t n = a->length >= 2 ? rd_u2(a->data) : 0;
+    uint32_t n = a->length >= 2 ? bytecode_u2(a->data) : 0;
     if (a->length != 2 + 10 * n) {
         errbuf_set(err, errlen, "%s of %u bytes for %u entries", name, a->length, n);
         return false;
     }
     for (uint32_t k = 0; k < n; k++) {
         uint8_t *e = a->data + 2 + 10 * k;
-        uint32_t start = rd_u2(e), end = start + rd_u2(e + 2);
+        uint32_t start = bytecode_u2(e), end = start + bytecode_u2(e + 2);
         if (!is_insn(pl, start) || !is_insn(pl, end)) {
             errbuf_set(err, errlen, "%s: range %u..%u is not on instructions", name, start, end);
             return false;
@@ -544,7 +540,7 @@ static bool is_init_call(const classfile *cf, const uint8_t *p)
 {
     if (p[0] != OP_INVOKESPECIAL)
         return false;
-    uint32_t ref = rd_u2(p + 1);
+    uint32_t ref = bytecode_u2(p + 1);
     if (ref == 0 || ref >= cf->cp_count)
         return false;
     uint16_t nat = cf->cp[ref].ref2;
@@ -581,6 +577,20 @@ static bool find_this_init(const classfile *cf, plan *pl, char *err, size_t errl
     return true;
 }
 
+/* Whether m gets the one leaf call.  With instruction hooks every
+ * instruction has its call: no leaves.  java.lang.Object's constructor, a
+ * bare return, is one unless its exits pass the receiver on. */
+static bool leaf_here(const classfile *cf, const classfile_member *m, const inject_hooks *hooks)
+{
+    if (hooks->leaf == NULL || hooks->leaf_this == NULL || hooks->step != NULL)
+        return false;
+    const char *name = classfile_utf8(cf, m->name_index);
+    const classfile_code *c = classfile_code_of(m);
+    if (cf->super_class == 0 && hooks->exit_init == NULL && name != NULL && strcmp(name, "<init>") == 0)
+        return c != NULL && c->code_length == 1 && c->code[0] == BYTECODE_RETURN && c->exception_count == 0;
+    return leaf_method(cf, m);
+}
+
 /* A leaf's hooks, added at the first leaf: most classes have none, and
  * every constant added costs a retransformation a scan of the pool. */
 static bool leaf_refs_ready(classfile *cf, const inject_hooks *h, bool with_this, pool_refs *refs, char *err,
@@ -600,9 +610,10 @@ static bool leaf_refs_ready(classfile *cf, const inject_hooks *h, bool with_this
 /* *too_big: refused only because the code grew too much (steps may be
  * dropped and the method tried again); cf is then untouched. */
 static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, pool_refs *refs,
-                          const inject_hooks *hooks, bool leaf, bool *too_big, char *err, size_t errlen)
+                          const inject_hooks *hooks, bool *too_big, char *err, size_t errlen)
 {
     bool steps = hooks->step != NULL;
+    bool leaf = leaf_here(cf, m, hooks);
     classfile_code *c = classfile_code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool init = name != NULL && strcmp(name, "<init>") == 0;
@@ -732,7 +743,7 @@ static bool is_intrinsic(const classfile *cf, const classfile_member *m)
             if (u == NULL || (strcmp(u, types[0]) != 0 && strcmp(u, types[1]) != 0))
                 continue;
             for (uint32_t b = 0; b + 1 < m->attrs[k].length; b++)
-                if (rd_u2(m->attrs[k].data + b) == i)
+                if (bytecode_u2(m->attrs[k].data + b) == i)
                     return true;
         }
     }
@@ -863,20 +874,6 @@ static bool refs_ready(classfile *cf, const inject_hooks *hooks, pool_refs *refs
     return true;
 }
 
-/* Whether m gets the one leaf call.  With instruction hooks every
- * instruction has its call: no leaves.  java.lang.Object's constructor, a
- * bare return, is one unless its exits pass the receiver on. */
-static bool leaf_here(const classfile *cf, const classfile_member *m, const inject_hooks *hooks)
-{
-    if (hooks->leaf == NULL || hooks->leaf_this == NULL || hooks->step != NULL)
-        return false;
-    const char *name = classfile_utf8(cf, m->name_index);
-    const classfile_code *c = classfile_code_of(m);
-    if (cf->super_class == 0 && hooks->exit_init == NULL && name != NULL && strcmp(name, "<init>") == 0)
-        return c != NULL && c->code_length == 1 && c->code[0] == BYTECODE_RETURN && c->exception_count == 0;
-    return leaf_method(cf, m);
-}
-
 int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t errlen)
 {
     int changed = 0;
@@ -896,15 +893,13 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         char why[200] = "";
         const char *name = classfile_utf8(cf, m->name_index);
         const char *desc = classfile_utf8(cf, m->descriptor_index);
-        bool leaf = leaf_here(cf, m, hooks);
-        bool too_big = false,
-             ok = inject_method(cf, m, i, &refs, hooks, leaf, &too_big, why, sizeof why);
+        bool too_big = false, ok = inject_method(cf, m, i, &refs, hooks, &too_big, why, sizeof why);
         if (!ok && too_big && hooks->step != NULL) {
             if (hooks->unstepped != NULL)
                 hooks->unstepped(hooks->ctx, name ? name : "?", desc ? desc : "", why);
             inject_hooks unstepping = *hooks;
             unstepping.step = NULL;
-            ok = inject_method(cf, m, i, &refs, &unstepping, false, &too_big, why, sizeof why);
+            ok = inject_method(cf, m, i, &refs, &unstepping, &too_big, why, sizeof why);
         }
         if (!ok) {
             errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);

@@ -44,8 +44,6 @@ enum {
     OP_GOTO_W = 0xc8,
 };
 
-static uint32_t rd_u2(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
-
 static bool named(const classfile *cf, uint16_t index, const char *name)
 {
     const char *s = classfile_utf8(cf, index);
@@ -98,7 +96,7 @@ static bool plain_push(const classfile *cf, const uint8_t *p)
     if (p[0] == OP_LDC)
         return number_constant(cf, p[1]);
     if (p[0] == OP_LDC_W || p[0] == OP_LDC2_W)
-        return number_constant(cf, rd_u2(p + 1));
+        return number_constant(cf, bytecode_u2(p + 1));
     return p[0] >= OP_ILOAD && p[0] <= OP_ALOAD_3;
 }
 
@@ -139,11 +137,11 @@ static bool one_line(const classfile *cf, const classfile_code *c)
         const classfile_attr *a = &c->attrs[k];
         if (!named(cf, a->name_index, "LineNumberTable"))
             continue;
-        uint32_t n = a->length >= 2 ? rd_u2(a->data) : 0;
+        uint32_t n = a->length >= 2 ? bytecode_u2(a->data) : 0;
         if (a->length != 2 + 4 * n)
             return false;
         for (uint32_t e = 0; e < n; e++) {
-            int l = (int)rd_u2(a->data + 2 + 4 * e + 2);
+            int l = (int)bytecode_u2(a->data + 2 + 4 * e + 2);
             if (line >= 0 && l != line)
                 return false;
             line = l;
@@ -184,17 +182,17 @@ bool leaf_method(const classfile *cf, const classfile_member *m)
         if (is_branch(p[0]) || harmless(cf, p))
             continue;
         if (p[0] == OP_GETSTATIC || p[0] == OP_PUTSTATIC) {
-            if (!own_field(cf, rd_u2(p + 1), true, p[0] == OP_PUTSTATIC))
+            if (!own_field(cf, bytecode_u2(p + 1), true, p[0] == OP_PUTSTATIC))
                 return false;
         } else if (p[0] == OP_GETFIELD) {
             /* aload_0 right before, and no branch between: the receiver is this */
             if (is_static || i < 1 || c->code[starts[i - 1]] != OP_ALOAD_0 || target[starts[i]] ||
-                !own_field(cf, rd_u2(p + 1), false, false))
+                !own_field(cf, bytecode_u2(p + 1), false, false))
                 return false;
         } else if (p[0] == OP_PUTFIELD) {
             if (is_static || i < 2 || c->code[starts[i - 2]] != OP_ALOAD_0 ||
                 !plain_push(cf, c->code + starts[i - 1]) || target[starts[i - 1]] || target[starts[i]] ||
-                !own_field(cf, rd_u2(p + 1), false, true))
+                !own_field(cf, bytecode_u2(p + 1), false, true))
                 return false;
         } else {
             return false;
