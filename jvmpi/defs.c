@@ -489,7 +489,7 @@ void defs_traces(JNIEnv *env, const JVMPI_CallTrace *traces, int count)
 
 /* ---- every event ------------------------------------------------------------------ */
 
-void defs_before(JNIEnv *env, const JVMPI_Event *ev)
+void defs_before_event(JNIEnv *env, const JVMPI_Event *ev)
 {
     switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
     case JVMPI_EVENT_OBJECT_ALLOC:

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 
 #include "agents.h"
+#include "events.h"
 #include "seam.h"
 
 /* To which agents a defining event was sent, kept in each thread and class
@@ -58,8 +59,19 @@ bool defs_sending_self(const defs_once *once);
 
 /* What the event names, announced first.  Called by events_deliver for
  * every event except the dumps, whose builders call the functions below
- * for what their snapshots name. */
-void defs_before(JNIEnv *env, const JVMPI_Event *ev);
+ * for what their snapshots name.  METHOD_ENTRY and METHOD_EXIT name only
+ * their method, whose class gets its CLASS_LOAD first only where that is
+ * on (defs_method): they come by the hundred million, so that is looked
+ * at inline. */
+void defs_before_event(JNIEnv *env, const JVMPI_Event *ev);
+static inline void defs_before(JNIEnv *env, const JVMPI_Event *ev)
+{
+    if ((ev->event_type == JVMPI_EVENT_METHOD_ENTRY || ev->event_type == JVMPI_EVENT_METHOD_EXIT) &&
+        events_agents(JVMPI_EVENT_CLASS_LOAD) == 0) {
+        return;
+    }
+    defs_before_event(env, ev);
+}
 
 void defs_class(JNIEnv *env, jobjectID class_id);
 void defs_method(JNIEnv *env, jmethodID method);

@@ -260,14 +260,6 @@ static void announce_self(JNIEnv *env, thread_rec *me)
     dispatch_announce_thread(env, me);
 }
 
-/* METHOD_ENTRY and METHOD_EXIT name only their method, whose class gets
- * its CLASS_LOAD first only where CLASS_LOAD is on (defs_method). */
-static inline bool names_nothing_to_define(const JVMPI_Event *ev)
-{
-    return (ev->event_type == JVMPI_EVENT_METHOD_ENTRY || ev->event_type == JVMPI_EVENT_METHOD_EXIT) &&
-           events_agents(JVMPI_EVENT_CLASS_LOAD) == 0;
-}
-
 /* The one path to agent k: thread suspended mode kept (gate.c), what the
  * event names defined first for that agent (defs.c), then its handler. */
 static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
@@ -290,9 +282,7 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
             announce_self(env, me);
         }
     }
-    if (!names_nothing_to_define(ev)) {
-        defs_before(env, ev);
-    }
+    defs_before(env, ev);
     ev->env_id = env_id;
     /* What the handler itself causes is no longer meant for k alone. */
     agents_target_now = -1;
