@@ -48,14 +48,9 @@ static inline void gate_enter(void)
     if (gate_me.depth++ != 0) {
         return;
     }
-    presence_slot *s = gate_me.slot;
-    if (s != NULL) {
-        presence_enter(s);
-        if (!atomic_load(&gate_closed)) {
-            gate_me.counted = true;
-            return;
-        }
-        presence_leave(s);
+    if (gate_me.slot != NULL && presence_enter_open(gate_me.slot, &gate_closed)) {
+        gate_me.counted = true;
+        return;
     }
     gate_count_in();
 }

@@ -78,6 +78,19 @@ static inline void presence_leave(presence_slot *s)
     atomic_store_explicit(&s->n, atomic_load_explicit(&s->n, memory_order_relaxed) - 1, memory_order_release);
 }
 
+/* Counts the caller in (s), then looks at closed, the flag the rare side
+ * sets before it sums; set, counts the caller out again and returns false.
+ * One of the two always sees the other. */
+static inline bool presence_enter_open(presence_slot *s, _Atomic bool *closed)
+{
+    presence_enter(s);
+    if (atomic_load(closed)) {
+        presence_leave(s);
+        return false;
+    }
+    return true;
+}
+
 /* After the caller set the flag that keeps newcomers out: how many are in
  * p's region, the caller's own presence not subtracted.  Makes the barrier
  * only when first is true (later sums of one closing need none). */

@@ -76,13 +76,10 @@ bool bk_callback_enter_first(void);
 
 static inline bool bk_callback_enter(void)
 {
-    presence_slot *s = bk_guard_me.slot;
-    if (s == NULL) {
+    if (bk_guard_me.slot == NULL) {
         return bk_callback_enter_first();
     }
-    presence_enter(s);
-    if (atomic_load(&bk_vm_dead)) {
-        presence_leave(s);
+    if (!presence_enter_open(bk_guard_me.slot, &bk_vm_dead)) {
         return false;
     }
     bk_guard_me.own++;
