@@ -3,6 +3,7 @@
 #include "tls.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,16 +36,14 @@ static struct {
 } ended[THREADS_ENDED_KEPT];
 static unsigned ended_next;
 
-/* The calling thread's own record: valid from threads_add to threads_end, and
- * only the thread itself can end it, so no reference is needed to read it. */
-static TLS_FAST thread_entry *self;
-TLS_FAST thread_rec *threads_me; /* &self->rec, for the inline threads_self */
+/* The calling thread's own record ("self"): valid from threads_add to
+ * threads_end, and only the thread itself can end it, so no reference is
+ * needed to read it.  Kept as the entry's rec, which threads.h reads inline. */
+TLS_FAST thread_rec *threads_me;
 
-static void set_self(thread_entry *e)
-{
-    self = e;
-    threads_me = e != NULL ? &e->rec : NULL;
-}
+_Static_assert(offsetof(thread_entry, rec) == 0, "a thread_entry starts with its rec");
+static thread_entry *self_entry(void) { return (thread_entry *)threads_me; }
+static void set_self(thread_entry *e) { threads_me = e != NULL ? &e->rec : NULL; }
 
 /* While a virtual thread is mounted on this (carrier) thread, self is the
  * virtual thread's record and carrier the carrier's own (NULL if the layer
@@ -160,7 +159,7 @@ void threads_end(JNIEnv *env)
         }
         pthread_mutex_unlock(&table_lock);
     }
-    if (self == e) {
+    if (self_entry() == e) {
         set_self(NULL);
     }
     if (free_now) {
@@ -171,12 +170,12 @@ void threads_end(JNIEnv *env)
 void threads_mount(thread_rec *vt)
 {
     if (!mounted) {
-        carrier = self;
+        carrier = self_entry();
         mounted = true;
     }
-    if (self != (thread_entry *)vt) {
-        if (self != carrier) {
-            leave_carrier(self);
+    if (self_entry() != (thread_entry *)vt) {
+        if (self_entry() != carrier) {
+            leave_carrier(self_entry());
         }
         set_self((thread_entry *)vt);
         if (!(atomic_load(&vt->mounts) & 1)) {
@@ -189,7 +188,7 @@ void threads_mount(thread_rec *vt)
 void threads_unmount(void)
 {
     if (mounted) {
-        leave_carrier(self);
+        leave_carrier(self_entry());
         set_self(carrier);
         carrier = NULL;
         mounted = false;
@@ -199,7 +198,7 @@ void threads_unmount(void)
 jlong threads_current_cpu_time(void)
 {
     jlong now = carrier_cpu_now();
-    thread_entry *vt = self;
+    thread_entry *vt = self_entry();
     if (!mounted || vt == NULL || vt == carrier) {
         return now;
     }
@@ -285,7 +284,7 @@ bool threads_claim_announce(thread_rec *t) { return defs_claim(&t->announced); }
 
 bool threads_tls_get(JNIEnv *env, int agent, void **value)
 {
-    thread_entry *me = self;
+    thread_entry *me = self_entry();
     if (me != NULL && me->rec.info.env == env) {
         *value = me->rec.tls[agent];
         return true;
@@ -301,7 +300,7 @@ bool threads_tls_get(JNIEnv *env, int agent, void **value)
 
 bool threads_tls_set(JNIEnv *env, int agent, void *value)
 {
-    thread_entry *me = self;
+    thread_entry *me = self_entry();
     if (me != NULL && me->rec.info.env == env) {
         me->rec.tls[agent] = value;
         return true;
@@ -317,7 +316,7 @@ bool threads_tls_set(JNIEnv *env, int agent, void *value)
 
 thread_rec *threads_self_lookup(JNIEnv *env)
 {
-    thread_entry *me = self;
+    thread_entry *me = self_entry();
     if (me != NULL) {
         return &me->rec;
     }
