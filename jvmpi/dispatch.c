@@ -199,11 +199,7 @@ inline void dispatch_method(JNIEnv *env, jint event_type, jmethodID method)
     ev.env_id = NULL;
     ev.u.method_entry2.method_id = method;
     ev.u.method_entry2.obj_id = NULL;
-    if (event_type == JVMPI_EVENT_COMPILED_METHOD_UNLOAD) {
-        events_deliver(env, &ev);
-    } else {
-        events_deliver_method(env, &ev);
-    }
+    events_deliver_method(env, &ev);
 }
 
 inline void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver)
@@ -214,6 +210,14 @@ inline void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID rece
     ev.u.method_entry2.method_id = method;
     ev.u.method_entry2.obj_id = receiver;
     events_deliver_method(env, &ev);
+}
+
+void dispatch_compiled_method_unload(JNIEnv *env, jmethodID method)
+{
+    JVMPI_Event ev = event_zero;
+    ev.event_type = JVMPI_EVENT_COMPILED_METHOD_UNLOAD;
+    ev.u.compiled_method_unload.method_id = method;
+    events_deliver(env, &ev);
 }
 
 void dispatch_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,

@@ -22,9 +22,10 @@ agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agen
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space);
 void dispatch_jni_ref(JNIEnv *env, jint event_type, jobjectID obj_id, jobject ref);
 void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id);
-/* METHOD_ENTRY, METHOD_EXIT, COMPILED_METHOD_UNLOAD: just the method. */
+/* METHOD_ENTRY or METHOD_EXIT: just the method (events_deliver_method). */
 void dispatch_method(JNIEnv *env, jint event_type, jmethodID method);
 void dispatch_method_entry2(JNIEnv *env, jmethodID method, jobjectID receiver);
+void dispatch_compiled_method_unload(JNIEnv *env, jmethodID method);
 void dispatch_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_addr, jint code_size,
                                    jint num_lines, const JVMPI_Lineno *lines);
 /* MONITOR_CONTENDED_ENTER / ENTERED in the calling thread; EXIT on behalf

@@ -39,7 +39,7 @@ void layer_compiled_method_load(JNIEnv *env, jmethodID method, const void *code_
 void layer_compiled_method_unload(JNIEnv *env, jmethodID method)
 {
     if (layer_is_live() && events_enabled(JVMPI_EVENT_COMPILED_METHOD_UNLOAD)) {
-        dispatch_method(env, JVMPI_EVENT_COMPILED_METHOD_UNLOAD, method);
+        dispatch_compiled_method_unload(env, method);
     }
 }
 
