@@ -29,7 +29,7 @@ static void arrive(void)
 
 static void depart(void) { presence_leave(gate_me.slot); }
 
-static void wake_all(void)
+void gate_wake_closer(void)
 {
     pthread_mutex_lock(&lock);
     pthread_cond_broadcast(&changed);
@@ -58,13 +58,10 @@ void gate_count_in(void)
             return;
         }
         depart();
-        wake_all(); /* the closer may be waiting for this count to drop */
+        gate_wake_closer(); /* it may be waiting for this count to drop */
         wait_until_open();
     }
 }
-
-
-void gate_wake_closer(void) { wake_all(); }
 
 bool gate_inside(void) { return gate_me.depth > 0; }
 
