@@ -19,6 +19,7 @@
 #include "ledger.h"
 #include "loader.h"
 #include "log.h"
+#include "monitordump.h"
 #include "monitors.h"
 #include "options.h"
 #include "rawmon.h"
@@ -105,6 +106,7 @@ static jint read_layer_options(void)
     class_cache = lopts.class_cache;
     vthreads_carriers = lopts.vthreads_carriers;
     methods_jvmti = lopts.methods_jvmti;
+    monitordump_set_traces(lopts.monitordump_traces);
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
         options_layer_free(&lopts);

@@ -85,19 +85,26 @@ static void put_java_monitor(buf_t *b, const seam_monitor_info *m)
     if (m->owner != NULL) {
         map_threads(1, &m->owner, &owner);
     }
-    jint cap = m->n_entering > m->n_waiting ? m->n_entering : m->n_waiting;
-    JNIEnv **envs = calloc((size_t)cap + 1, sizeof *envs);
-    if (envs == NULL) {
+    JNIEnv **entering = calloc((size_t)m->n_entering + 1, sizeof *entering);
+    JNIEnv **waiting = calloc((size_t)m->n_waiting + 1, sizeof *waiting);
+    if (entering == NULL || waiting == NULL) {
+        free(entering);
+        free(waiting);
         b->failed = true;
         return;
     }
+    jint n_entering = map_threads(m->n_entering, m->entering, entering);
+    jint n_waiting = map_threads(m->n_waiting, m->waiting, waiting);
     put_u1(b, JVMPI_MONITOR_JAVA);
     put_ptr(b, m->object);
     put_ptr(b, owner);
-    put_u4(b, (uint32_t)(owner != NULL || m->owner != NULL ? m->entry_count : 0));
-    put_envs(b, map_threads(m->n_entering, m->entering, envs), envs);
-    put_envs(b, map_threads(m->n_waiting, m->waiting, envs), envs);
-    free(envs);
+    /* HotSpot 5.0's count: the threads after the monitor, not the owner's
+     * recursion; agents that size or print it were written against that. */
+    put_u4(b, (uint32_t)(n_entering + n_waiting));
+    put_envs(b, n_entering, entering);
+    put_envs(b, n_waiting, waiting);
+    free(entering);
+    free(waiting);
 }
 
 typedef struct {
@@ -111,6 +118,9 @@ static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
     raw_ctx *c = arg;
     if (agents_target() >= 0 && s->creator != agents_target()) {
         return; /* another agent's: the asking agent alone never saw it */
+    }
+    if (s->owner == NULL) {
+        return; /* HotSpot 5.0 listed a raw monitor only while owned */
     }
     if (c->n_names == c->cap_names) {
         int cap = c->cap_names ? c->cap_names * 2 : 16;
@@ -133,7 +143,7 @@ static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
     put_ptr(b, name);
     put_ptr(b, s->id);
     put_ptr(b, s->owner);
-    put_u4(b, (uint32_t)(s->owner != NULL ? s->entry_count : 0));
+    put_u4(b, (uint32_t)s->entry_count);
     put_envs(b, s->n_entering, s->entering);
     put_envs(b, s->n_waiting, s->waiting);
 }
@@ -143,6 +153,13 @@ static jint status_of(const thread_rec *t, jint vm_status)
 {
     return threads_status(t, vm_status, rawmon_thread_blocked_status(t->info.env));
 }
+
+/* HotSpot 5.0 gave no traces (num_traces 0, threads_status NULL), though
+ * the JVMPI specification describes them: agents written against 5.0 never
+ * had them, so they are given only when asked for. */
+static bool with_traces;
+
+void monitordump_set_traces(bool traces) { with_traces = traces; }
 
 jint monitordump_request(JNIEnv *env)
 {
@@ -160,7 +177,7 @@ jint monitordump_request(JNIEnv *env)
             vthreads[n_virtual++] = all[i]->info.handle;
         }
     }
-    bool taken = seam_monitor_snapshot_take(env, MONITORDUMP_MAX_FRAMES, vthreads, n_virtual, &snap);
+    bool taken = seam_monitor_snapshot_take(env, with_traces ? MONITORDUMP_MAX_FRAMES : 0, vthreads, n_virtual, &snap);
     for (int i = 0; all != NULL && i < n_all; i++) {
         threads_release(all[i]);
     }
@@ -180,7 +197,7 @@ jint monitordump_request(JNIEnv *env)
         goto out;
     }
     jint n = 0;
-    for (int i = 0; i < snap.num_threads; i++) {
+    for (int i = 0; with_traces && i < snap.num_threads; i++) {
         const seam_monitor_thread *st = &snap.threads[i];
         thread_rec *t = threads_acquire_by_id(st->id);
         if (t == NULL) {
@@ -196,7 +213,9 @@ jint monitordump_request(JNIEnv *env)
         threads_release(t);
     }
     for (int i = 0; i < snap.num_monitors; i++) {
-        put_java_monitor(&b, &snap.monitors[i]);
+        if (!snap.monitors[i].is_class) { /* HotSpot 5.0 skipped them */
+            put_java_monitor(&b, &snap.monitors[i]);
+        }
     }
     rawmon_for_each(put_raw_monitor, &raw);
     if (b.failed) {
@@ -215,8 +234,8 @@ jint monitordump_request(JNIEnv *env)
     ev.u.monitor_dump.begin = (char *)b.data;
     ev.u.monitor_dump.end = (char *)b.data + b.len;
     ev.u.monitor_dump.num_traces = n;
-    ev.u.monitor_dump.traces = traces;
-    ev.u.monitor_dump.threads_status = status;
+    ev.u.monitor_dump.traces = with_traces ? traces : NULL;
+    ev.u.monitor_dump.threads_status = with_traces ? status : NULL;
     events_deliver(env, &ev);
     rc = JVMPI_SUCCESS;
 out:

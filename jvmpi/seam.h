@@ -363,6 +363,7 @@ typedef struct seam_monitor_info {
     jobjectID *entering;
     jint n_waiting;         /* in Object.wait, not yet notified */
     jobjectID *waiting;
+    bool is_class;          /* the object is a java.lang.Class */
 } seam_monitor_info;
 
 /* One live thread: its call trace (callee first, as GetCallTrace) and its
@@ -384,7 +385,7 @@ typedef struct seam_monitor_snapshot {
 
 /* Every Java monitor some live thread owns, enters or waits on (as far as
  * JVM TI can find them), and every live thread, read in one pass while
- * the threads run.  JVM TI lists platform threads only: the virtual threads
+ * the threads run; with max_frames 0 the threads come without traces.  JVM TI lists platform threads only: the virtual threads
  * the layer knows come as vthreads (their handles, n_vthreads of them).
  * False on failure (one error line). */
 bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthreads, int n_vthreads,

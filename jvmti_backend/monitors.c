@@ -287,7 +287,7 @@ static void add_thread(JNIEnv *env, seam_monitor_snapshot *out, snap_priv *p, jt
         return;
     }
     t->status = seam_thread_status(thread);
-    t->frames = calloc((size_t)max_frames, sizeof *t->frames);
+    t->frames = max_frames > 0 ? calloc((size_t)max_frames, sizeof *t->frames) : NULL;
     if (t->frames != NULL) {
         t->num_frames = seam_call_trace(thread, max_frames, t->frames);
     }
@@ -352,9 +352,11 @@ bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthre
     for (int i = 0; i < n_vthreads; i++) {
         add_thread(env, out, p, (jthread)vthreads[i], max_frames);
     }
+    jclass class_class = (*env)->FindClass(env, "java/lang/Class");
     for (int i = 0; i < out->num_monitors; i++) {
         fill_usage(env, &out->monitors[i], p->objects[i]);
         fill_from_threads(&out->monitors[i], i, p);
+        out->monitors[i].is_class = class_class != NULL && (*env)->IsInstanceOf(env, p->objects[i], class_class);
     }
     bk_deallocate(threads);
     (*env)->PopLocalFrame(env, NULL);

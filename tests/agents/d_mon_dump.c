@@ -10,6 +10,14 @@
  *       u4 n, JNIEnv *[n] waiting to enter, u4 m, JNIEnv *[m] waiting to be notified
  *   JVMPI_MONITOR_RAW: char *name, JVMPI_RawMonitor, JNIEnv *owner,
  *       u4 entry count, then the two lists as above.
+ * What it expects beyond the specification is what HotSpot 5.0 gave, which
+ * agents were written against: a Java monitor's entry count is the number
+ * of threads it lists (entering plus waiting), not the owner's recursion;
+ * a Class object's monitor is not listed; a raw monitor nobody owns is not
+ * listed; num_traces is 0 and threads_status NULL.  With D_MON_DUMP_TRACES=1
+ * in the environment (the layer run with monitordump=traces) it expects
+ * instead a trace and a status for every thread, as the specification
+ * describes them.
  */
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -19,8 +27,9 @@
 #define ROLES 6
 static JNIEnv *roles[ROLES];
 static const char *role_name[ROLES] = {"main", "blocked", "waiter", "rawOwner", "rawEnterer", "rawWaiter"};
-static jobjectID mark_m;
-static JVMPI_RawMonitor raw;
+static jobjectID mark_m, mark_class;
+static JVMPI_RawMonitor raw, idle_raw;
+static int want_traces;
 static volatile int raw_owned, raw_release;
 static int dumps_seen;
 
@@ -33,6 +42,9 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     b_pi->NotifyEvent = notify_event;
     raw = b_pi->RawMonitorCreate("d_mon_raw");
     b_check(raw != NULL, "RawMonitorCreate(d_mon_raw)");
+    idle_raw = b_pi->RawMonitorCreate("d_mon_idle"); /* never entered */
+    const char *t = getenv("D_MON_DUMP_TRACES");
+    want_traces = t != NULL && strcmp(t, "1") == 0;
     b_check(b_pi->EnableEvent(JVMPI_EVENT_MONITOR_DUMP, NULL) == JVMPI_NOT_AVAILABLE,
             "EnableEvent(MONITOR_DUMP) is NOT_AVAILABLE (RequestEvent only)");
     return JNI_OK;
@@ -129,7 +141,7 @@ static void check_dump(JVMPI_Event *ev)
             (const unsigned char *)ev->u.monitor_dump.begin, 0};
     if (!b_check(r.p != NULL && r.end >= r.p, "dump: begin <= end"))
         return;
-    int n_java = 0, n_raw = 0, found_m = 0, found_raw = 0, strangers = 0;
+    int n_java = 0, n_raw = 0, found_m = 0, found_raw = 0, found_class = 0, found_idle = 0, strangers = 0;
     mon_rec m_rec, raw_rec;
     memset(&m_rec, 0, sizeof m_rec);
     memset(&raw_rec, 0, sizeof raw_rec);
@@ -155,7 +167,7 @@ static void check_dump(JVMPI_Event *ev)
         x.n_wait = rd_list(&r, x.wait, "waiting to be notified");
         if (r.bad)
             break;
-        /* every thread the dump names must be one of its traces */
+        /* with traces, every thread the dump names must be one of them */
         if (x.owner != NULL && !in_traces(ev, x.owner))
             strangers++;
         for (uint32_t i = 0; i < x.n_enter && i < 16; i++)
@@ -164,8 +176,13 @@ static void check_dump(JVMPI_Event *ev)
         for (uint32_t i = 0; i < x.n_wait && i < 16; i++)
             if (x.wait[i] != NULL && !in_traces(ev, x.wait[i]))
                 strangers++;
-        if (x.owner == NULL && x.count != 0)
-            b_fail("dump: a monitor with no owner has entry count %u", x.count);
+        if (x.kind == JVMPI_MONITOR_JAVA && x.count != x.n_enter + x.n_wait)
+            b_fail("dump: Java monitor %p has entry count %u, not its %u entering + %u waiting", x.id, x.count,
+                   x.n_enter, x.n_wait);
+        if (x.kind == JVMPI_MONITOR_RAW && x.owner == NULL)
+            b_fail("dump: raw monitor %s listed with no owner", x.name != NULL ? x.name : "?");
+        found_class += x.kind == JVMPI_MONITOR_JAVA && x.id == mark_class;
+        found_idle += x.kind == JVMPI_MONITOR_RAW && x.id == (void *)idle_raw;
         if (x.kind == JVMPI_MONITOR_JAVA && x.id == mark_m) {
             found_m++;
             m_rec = x;
@@ -177,12 +194,15 @@ static void check_dump(JVMPI_Event *ev)
     }
     b_check(!r.bad && r.p == r.end, "dump: every byte from begin to end read as records (%ld bytes, %d Java, %d raw)",
             (long)(r.end - r.begin), n_java, n_raw);
-    b_check(strangers == 0, "dump: every thread a record names has a trace (%d do not)", strangers);
+    if (want_traces)
+        b_check(strangers == 0, "dump: every thread a record names has a trace (%d do not)", strangers);
+    b_check(found_class == 0, "the Class object main holds is not listed (%d)", found_class);
+    b_check(found_idle == 0, "the raw monitor nobody owns is not listed (%d)", found_idle);
 
     b_check(found_m == 1, "monitor M listed once (%d)", found_m);
     if (found_m == 1) {
         b_check(m_rec.owner == roles[0], "M: owner is main (role %d)", role_of(m_rec.owner));
-        b_check(m_rec.count == 2, "M: entry count 2 (got %u)", m_rec.count);
+        b_check(m_rec.count == 2, "M: entry count 2, its 1 entering + 1 waiting (got %u)", m_rec.count);
         b_check(m_rec.n_enter == 1 && m_rec.enter[0] == roles[1],
                 "M: waiting to enter = [blocked] (%u, first role %d)", m_rec.n_enter, role_of(m_rec.enter[0]));
         b_check(m_rec.n_wait == 1 && m_rec.wait[0] == roles[2],
@@ -201,6 +221,12 @@ static void check_dump(JVMPI_Event *ev)
                 role_of(raw_rec.wait[0]));
     }
 
+    if (!want_traces) {
+        b_check(ev->u.monitor_dump.num_traces == 0 && ev->u.monitor_dump.threads_status == NULL,
+                "dump: num_traces 0, threads_status NULL (%d, %p)", (int)ev->u.monitor_dump.num_traces,
+                (void *)ev->u.monitor_dump.threads_status);
+        return;
+    }
     /* traces and statuses */
     static const jint want[ROLES] = {JVMPI_THREAD_RUNNABLE,    JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT,
                                      JVMPI_THREAD_RUNNABLE,    JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT};
@@ -249,6 +275,12 @@ JNIEXPORT void JNICALL Java_D_1MonDump_mark(JNIEnv *env, jclass cls, jobject m)
 {
     mark_m = b_pi->jobject2jobjectID(m);
     b_check(mark_m != NULL, "M has an object ID");
+}
+
+JNIEXPORT void JNICALL Java_D_1MonDump_markClass(JNIEnv *env, jclass cls, jobject c)
+{
+    mark_class = b_pi->jobject2jobjectID(c);
+    b_check(mark_class != NULL, "the Class object has an object ID");
 }
 
 JNIEXPORT void JNICALL Java_D_1MonDump_rawWaiter(JNIEnv *env, jclass cls)

@@ -163,7 +163,8 @@ static void monitor_dump(JVMPI_Event *ev)
             monitor_dump_bad = "a record past the end";
             return;
         }
-        if (obj != NULL && obj == dump_lock && owner == dump_owner && count >= 1)
+        /* HotSpot 5.0's entry count: the threads listed, not the recursion */
+        if (obj != NULL && obj == dump_lock && owner == dump_owner && count == n + m)
             lock_owned_in_dump++;
     }
 }

@@ -3,14 +3,16 @@
  * d_mon_dump (tests/agents/d_mon_dump.c) for a MONITOR_DUMP in the middle
  * of it.  Run with -Dagent.lib=<libd_mon_dump.so>.
  *
- * Java monitor M: owned by main twice (re-entrantly), thread "blocked"
- * blocked entering it, thread "waiter" in M.wait().
+ * Java monitor M: owned by main three times (re-entrantly), thread
+ * "blocked" blocked entering it, thread "waiter" in M.wait().  main also
+ * owns D_MonDump.class's monitor.
  * Raw monitor of the agent: owned by thread "rawOwner", thread "rawEnterer"
  * blocked in RawMonitorEnter, thread "rawWaiter" in RawMonitorWait.
  */
 public class D_MonDump {
     static native void register(int role);
     static native void mark(Object m);
+    static native void markClass(Class<?> c);
     static native void rawWaiter();     // enter, wait until notified, exit
     static native void rawOwner();      // enter, hold until rawRelease, exit
     static native void rawEnterer();    // enter (blocks), exit
@@ -38,6 +40,7 @@ public class D_MonDump {
         System.load(System.getProperty("agent.lib"));
         register(0);
         mark(M);
+        markClass(D_MonDump.class);
 
         Thread waiter = new Thread(() -> {
             register(2);
@@ -64,11 +67,15 @@ public class D_MonDump {
 
         Thread blocked = new Thread(() -> { register(1); synchronized (M) { } }, "blocked");
         int rc;
-        synchronized (M) {
+        synchronized (D_MonDump.class) {
             synchronized (M) {
-                blocked.start();
-                until("blocked blocks", () -> blocked.getState() == Thread.State.BLOCKED);
-                rc = dump();
+                synchronized (M) {
+                    synchronized (M) {
+                        blocked.start();
+                        until("blocked blocks", () -> blocked.getState() == Thread.State.BLOCKED);
+                        rc = dump();
+                    }
+                }
             }
         }
         blocked.join();

@@ -37,6 +37,7 @@ static jint n_traces;
 static JVMPI_CallTrace traces[16];
 static JVMPI_CallFrame frames[16][4];
 static jint statuses[16];
+static bool traces_null, status_null;
 static char raw_name_seen[64];
 /* THREAD_STARTs seen, and how many came before the first dump */
 static int n_starts, starts_before_dump;
@@ -74,6 +75,8 @@ static void record(JVMPI_Event *ev)
         }
         statuses[i] = ev->u.monitor_dump.threads_status[i];
     }
+    traces_null = ev->u.monitor_dump.traces == NULL;
+    status_null = ev->u.monitor_dump.threads_status == NULL;
     /* The raw monitor's name must be readable during the event. */
     raw_name_seen[0] = 0;
     for (size_t off = 0; off < dump_len;) {
@@ -108,9 +111,13 @@ static void e_ptr(exp_buf *e, const void *p)
     e->n += sizeof p;
 }
 
-static void setup(void)
+static void setup_with(const char *layer_options)
 {
-    unsetenv("JVMPI_LAYER_OPTIONS");
+    if (layer_options != NULL) {
+        setenv("JVMPI_LAYER_OPTIONS", layer_options, 1);
+    } else {
+        unsetenv("JVMPI_LAYER_OPTIONS");
+    }
     layer_reset();
     fake_reset();
     ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
@@ -129,36 +136,55 @@ static void setup(void)
     ck_assert(layer_is_live());
 }
 
+/* HotSpot 5.0's dump: no traces. */
+static void setup(void) { setup_with(NULL); }
+/* The JVMPI specification's: a trace and a status per thread. */
+static void setup_traces(void) { setup_with("monitordump=traces"); }
+
 static void teardown(void) { layer_reset(); }
 
 static JVMPI_CallFrame some_frames[3] = {{11, (jmethodID)0x11}, {-3, (jmethodID)0x22}, {33, (jmethodID)0x33}};
 
-START_TEST(test_java_monitor_record)
+/* main owns OBJ 1 three times (the recursion HotSpot 5.0 did not write),
+ * thread 1 blocked entering, thread 2 waiting; OBJ 2 unowned, with an
+ * unknown thread among its enterers; OBJ 3 a Class object main owns. */
+static jobjectID entering1[1], waiting1[1], entering2[2];
+static seam_monitor_info known_mons[3];
+static seam_monitor_thread known_ths[4];
+
+static void known_situation(void)
 {
-    /* main owns OBJ 1 twice, thread 1 blocked entering, thread 2 waiting;
-     * OBJ 2 unowned, thread 2's id also listed where unknown ids are dropped. */
-    jobjectID entering1[] = {THREAD_ID(1)};
-    jobjectID waiting1[] = {THREAD_ID(2)};
-    jobjectID entering2[] = {THREAD_ID(7), THREAD_ID(1)}; /* 7: no such thread */
-    seam_monitor_info mons[2] = {
-        {OBJ_ID(1), THREAD_ID(0), 2, 1, entering1, 1, waiting1},
-        {OBJ_ID(2), NULL, 0, 2, entering2, 0, NULL},
+    entering1[0] = THREAD_ID(1);
+    waiting1[0] = THREAD_ID(2);
+    entering2[0] = THREAD_ID(7); /* no such thread */
+    entering2[1] = THREAD_ID(1);
+    seam_monitor_info m[3] = {
+        {OBJ_ID(1), THREAD_ID(0), 3, 1, entering1, 1, waiting1, false},
+        {OBJ_ID(2), NULL, 0, 2, entering2, 0, NULL, false},
+        {OBJ_ID(3), THREAD_ID(0), 1, 0, NULL, 0, NULL, true},
     };
-    seam_monitor_thread ths[4] = {
+    seam_monitor_thread t[4] = {
         {THREAD_ID(0), JVMPI_THREAD_RUNNABLE, 3, some_frames},
         {THREAD_ID(1), JVMPI_THREAD_MONITOR_WAIT, 1, some_frames + 1},
         {THREAD_ID(9), JVMPI_THREAD_RUNNABLE, 0, NULL}, /* unknown to the agent: left out */
         {THREAD_ID(2), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_INTERRUPTED, 0, NULL},
     };
-    fake.monitor_snapshot = (seam_monitor_snapshot){2, mons, 4, ths, NULL};
+    memcpy(known_mons, m, sizeof m);
+    memcpy(known_ths, t, sizeof t);
+    fake.monitor_snapshot = (seam_monitor_snapshot){3, known_mons, 4, known_ths, NULL};
+}
 
+/* As HotSpot 5.0 wrote them: entry count = threads entering + threads
+ * waiting, owned or not; no record for the Class object's monitor. */
+START_TEST(test_java_monitor_record)
+{
+    known_situation();
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(n_dumps, 1);
     ck_assert_int_eq(dump_type, JVMPI_EVENT_MONITOR_DUMP | JVMPI_REQUESTED_EVENT);
     ck_assert_ptr_eq(dump_env, ENV(0));
     ck_assert_int_eq(fake.monitor_snapshot_calls, 1);
     ck_assert_int_eq(fake.monitor_snapshot_frees, 1);
-    ck_assert_int_ge(fake.monitor_snapshot_max_frames, 1);
 
     exp_buf e = {.n = 0};
     e_u1(&e, JVMPI_MONITOR_JAVA);
@@ -172,14 +198,39 @@ START_TEST(test_java_monitor_record)
     e_u1(&e, JVMPI_MONITOR_JAVA);
     e_ptr(&e, OBJ_ID(2));
     e_ptr(&e, NULL);
-    e_u4(&e, 0);
+    e_u4(&e, 1);
     e_u4(&e, 1);
     e_ptr(&e, ENV(1));
     e_u4(&e, 0);
     ck_assert_uint_eq(dump_len, e.n);
     ck_assert_int_eq(memcmp(dump_bytes, e.b, e.n), 0);
+}
+END_TEST
 
+/* HotSpot 5.0: num_traces 0, threads_status NULL; no trace is taken. */
+START_TEST(test_no_traces_by_default)
+{
+    known_situation();
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_int_eq(n_traces, 0);
+    ck_assert(traces_null);
+    ck_assert(status_null);
+    ck_assert_int_eq(fake.monitor_snapshot_max_frames, 0);
+}
+END_TEST
+
+/* monitordump=traces: the records as by default, and a trace and a status
+ * for every thread the agent knows. */
+START_TEST(test_traces_when_asked)
+{
+    known_situation();
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(n_dumps, 1);
+    ck_assert_int_ge(fake.monitor_snapshot_max_frames, 1);
+    ck_assert_uint_eq(dump_len, 2 * (1 + 2 * sizeof(void *) + 12) + 3 * sizeof(void *));
     ck_assert_int_eq(n_traces, 3);
+    ck_assert(!status_null);
     ck_assert_ptr_eq(traces[0].env_id, ENV(0));
     ck_assert_int_eq(traces[0].num_frames, 3);
     ck_assert_int_eq(frames[0][1].lineno, -3);
@@ -196,8 +247,10 @@ END_TEST
 
 START_TEST(test_raw_monitor_record)
 {
-    /* No Java monitors; one raw monitor owned twice by the calling thread. */
+    /* No Java monitors; one raw monitor owned twice by the calling thread (its
+ * recursion is its entry count), one owned by nobody. */
     fake.monitor_snapshot = (seam_monitor_snapshot){0, NULL, 0, NULL, NULL};
+    JVMPI_RawMonitor idle = pi->RawMonitorCreate("idle lock"); /* never owned: HotSpot 5.0 left it out */
     JVMPI_RawMonitor m = pi->RawMonitorCreate("agent lock");
     ck_assert_ptr_nonnull(m);
     pi->RawMonitorEnter(m);
@@ -222,6 +275,7 @@ START_TEST(test_raw_monitor_record)
     pi->RawMonitorExit(m);
     pi->RawMonitorExit(m);
     pi->RawMonitorDestroy(m);
+    pi->RawMonitorDestroy(idle);
 }
 END_TEST
 
@@ -285,7 +339,7 @@ START_TEST(test_unannounced_thread_announced_first)
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(times_started(ENV(5), n_starts), 0);
     jobjectID owner5[] = {THREAD_ID(5)};
-    seam_monitor_info mons[1] = {{OBJ_ID(1), THREAD_ID(5), 1, 0, NULL, 1, owner5}};
+    seam_monitor_info mons[1] = {{OBJ_ID(1), THREAD_ID(5), 1, 0, NULL, 1, owner5, false}};
     seam_monitor_thread ths[1] = {{THREAD_ID(5), JVMPI_THREAD_RUNNABLE, 1, some_frames}};
     fake.monitor_snapshot = (seam_monitor_snapshot){1, mons, 1, ths, NULL};
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL), JVMPI_SUCCESS);
@@ -306,13 +360,19 @@ static Suite *monitordump_suite(void)
     TCase *tc = tcase_create("dump");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_java_monitor_record);
+    tcase_add_test(tc, test_no_traces_by_default);
     tcase_add_test(tc, test_raw_monitor_record);
     tcase_add_test(tc, test_empty_dump);
     tcase_add_test(tc, test_snapshot_failure);
     tcase_add_test(tc, test_not_enableable);
-    tcase_add_test(tc, test_suspended_by_agent_shows);
-    tcase_add_test(tc, test_unannounced_thread_announced_first);
     suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("traces");
+    tcase_add_checked_fixture(tr, setup_traces, teardown);
+    tcase_add_test(tr, test_traces_when_asked);
+    tcase_add_test(tr, test_suspended_by_agent_shows);
+    tcase_add_test(tr, test_unannounced_thread_announced_first);
+    tcase_add_test(tr, test_java_monitor_record);
+    suite_add_tcase(s, tr);
     return s;
 }
 

@@ -197,6 +197,23 @@ START_TEST(test_layer_switches)
 }
 END_TEST
 
+/* monitordump=: HotSpot 5.0's dump (no traces) unless traces are asked for. */
+START_TEST(test_layer_monitordump)
+{
+    options_layer o;
+    char err[256] = "";
+    ck_assert_int_eq(options_parse_layer(NULL, &o, err, sizeof err), 0);
+    ck_assert(!o.monitordump_traces);
+    options_layer_free(&o);
+    ck_assert_int_eq(options_parse_layer("monitordump=traces", &o, err, sizeof err), 0);
+    ck_assert(o.monitordump_traces);
+    options_layer_free(&o);
+    ck_assert_int_eq(options_parse_layer("monitordump=traces,monitordump=jdk5", &o, err, sizeof err), 0);
+    ck_assert(!o.monitordump_traces);
+    options_layer_free(&o);
+}
+END_TEST
+
 struct layer_bad {
     const char *text;
     const char *must_name;  /* the error text names what was wrong */
@@ -217,6 +234,7 @@ static const struct layer_bad layer_bad_cases[] = {
     {"log=info,classcache", "classcache"},
     {"vthreads=virtual", "vthreads=virtual"},
     {"vthreads", "vthreads"},
+    {"monitordump=all", "monitordump=all"},
 };
 
 START_TEST(test_layer_bad)
@@ -431,6 +449,7 @@ static Suite *options_suite(void)
     tcase_add_test(tc, test_layer_logfile_comma);
     tcase_add_test(tc, test_layer_long_value);
     tcase_add_loop_test(tc, test_layer_switches, 0, (int)(sizeof switch_cases / sizeof switch_cases[0]));
+    tcase_add_test(tc, test_layer_monitordump);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("loader");
