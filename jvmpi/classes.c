@@ -1,6 +1,7 @@
 #include "classes.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <uthash.h>
 
@@ -19,6 +20,7 @@ static unsigned long next_seq;
 
 static void entry_free(class_entry *e)
 {
+    free(atomic_load(&e->rec.unloaded_methods));
     seam_class_info_free(e->rec.info);
     free(e);
 }
@@ -82,6 +84,33 @@ void classes_release(class_rec *c)
 }
 
 bool classes_claim_announce(class_rec *c) { return defs_claim(&c->announced); }
+
+void classes_mark_unloading(jobjectID id)
+{
+    class_rec *c = classes_acquire(id);
+    if (c == NULL) {
+        return;
+    }
+    const seam_class_info *i = c->info;
+    JVMPI_Method *m = calloc((size_t)i->num_methods + 1, sizeof *m);
+    if (m != NULL) {
+        for (jint k = 0; k < i->num_methods; k++) {
+            m[k] = i->methods[k];
+            m[k].method_id = NULL;
+        }
+        JVMPI_Method *none = NULL;
+        if (!atomic_compare_exchange_strong(&c->unloaded_methods, &none, m)) {
+            free(m);
+        }
+    }
+    classes_release(c);
+}
+
+const JVMPI_Method *classes_methods(const class_rec *c)
+{
+    const JVMPI_Method *m = atomic_load(&((class_rec *)c)->unloaded_methods);
+    return m != NULL ? m : c->info->methods;
+}
 
 void classes_remove(jobjectID id)
 {

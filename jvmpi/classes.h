@@ -16,6 +16,9 @@ typedef struct class_rec {
     seam_class_info *info;
     defs_once announced;   /* CLASS_LOAD */
     int refs;
+    /* Once its CLASS_UNLOAD is due: info's methods with every method_id
+     * NULL, what a request then answers (HotSpot 5.0's saved data). */
+    JVMPI_Method *_Atomic unloaded_methods;
 } class_rec;
 
 /* Takes ownership of info.  Returns false (and frees info) when the ID is known. */
@@ -27,6 +30,14 @@ void classes_release(class_rec *c);
 /* True once per class: the caller is the one that sends its CLASS_LOAD, then
  * calls defs_sent(&c->announced).  Waits while another thread sends it. */
 bool classes_claim_announce(class_rec *c);
+
+/* The class's CLASS_UNLOAD is about to be delivered: from now on a
+ * requested CLASS_LOAD of it names no method (its methods are gone). */
+void classes_mark_unloading(jobjectID id);
+
+/* The methods a requested CLASS_LOAD of c carries: NULL method IDs once
+ * unloading. */
+const JVMPI_Method *classes_methods(const class_rec *c);
 
 /* Drops a class from the table (after its CLASS_UNLOAD was delivered). */
 void classes_remove(jobjectID id);

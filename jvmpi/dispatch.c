@@ -27,7 +27,7 @@ void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested)
     ev.u.class_load.source_name = i->source_name;
     ev.u.class_load.num_interfaces = i->num_interfaces;
     ev.u.class_load.num_methods = i->num_methods;
-    ev.u.class_load.methods = i->methods;
+    ev.u.class_load.methods = requested ? (JVMPI_Method *)classes_methods(c) : i->methods;
     ev.u.class_load.num_static_fields = i->num_statics;
     ev.u.class_load.statics = i->statics;
     ev.u.class_load.num_instance_fields = i->num_instances;
@@ -38,6 +38,9 @@ void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested)
 
 void dispatch_class_unload(JNIEnv *env, jobjectID class_id)
 {
+    /* The handler may request the class's CLASS_LOAD: HotSpot 5.0 answered
+     * from data saved at the unload, its methods (and their IDs) gone. */
+    classes_mark_unloading(class_id);
     JVMPI_Event ev = event_zero;
     ev.event_type = JVMPI_EVENT_CLASS_UNLOAD;
     ev.u.class_unload.class_id = class_id;

@@ -8,7 +8,8 @@
  * unused event bytes are zero.
  * With requnload=1 the agent also calls RequestEvent(CLASS_LOAD, id) inside
  * each CLASS_UNLOAD of A_UnloadMe: JDK 5.0 answered that from the class's
- * saved data, and agents that learn of a class only when it goes away rely
+ * saved data, with its methods listed and every method_id NULL (the methods
+ * are gone), and agents that learn of a class only when it goes away rely
  * on it.
  */
 #include "a_common.h"
@@ -22,6 +23,7 @@ static _Thread_local int in_request;
 static _Thread_local int req_handled;
 static _Thread_local char *req_name;
 static _Thread_local jobjectID req_id;
+static _Thread_local jint req_methods, req_method_ids;
 
 static void on_load(JVMPI_Event *ev)
 {
@@ -36,6 +38,10 @@ static void on_load(JVMPI_Event *ev)
         free(req_name);
         req_name = name ? strdup(name) : NULL;
         req_id = id;
+        req_methods = ev->u.class_load.num_methods;
+        req_method_ids = 0;
+        for (jint i = 0; i < req_methods; i++)
+            req_method_ids += ev->u.class_load.methods[i].method_id != NULL;
         return;
     }
     if (!id || !name) {
@@ -89,8 +95,13 @@ static void on_unload(JVMPI_Event *ev)
             else if (!a_streq(req_name, name) || req_id != id)
                 a_fail("RequestEvent(CLASS_LOAD, %p) during its CLASS_UNLOAD gave %s / %p", (void *)id,
                        a_str(req_name), (void *)req_id);
+            else if (req_methods < 1 || req_method_ids != 0)
+                a_fail("RequestEvent(CLASS_LOAD, %p) during its CLASS_UNLOAD: %d methods, %d with a method_id "
+                       "(JDK 5.0: listed, every method_id NULL)",
+                       (void *)id, (int)req_methods, (int)req_method_ids);
             else
-                a_rec("REQUESTED during unload: %s %p", req_name, (void *)req_id);
+                a_rec("REQUESTED during unload: %s %p, %d methods, every method_id NULL", req_name, (void *)req_id,
+                      (int)req_methods);
         }
         a_rec("UNLOADED A_UnloadMe %p", (void *)id);
     }

@@ -469,7 +469,8 @@ START_TEST(test_request_other_types)
 END_TEST
 
 /* A request made while the CLASS_UNLOAD for that class is being delivered is
- * answered from the saved data; afterwards the class is gone. */
+ * answered from the saved data, with every method ID NULL (HotSpot 5.0);
+ * afterwards the class is gone. */
 static void *delivery_thread(void *arg)
 {
     (void)arg;
@@ -492,9 +493,9 @@ START_TEST(test_class_unload_delivery)
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_CLASS_UNLOAD, NULL), JVMPI_SUCCESS);
     go_live();
     /* a class the agent was told about, and one it was not */
-    layer_class_defined(fake_class(CLASS_ID(1), "Told", 0, 0, 0));
+    layer_class_defined(fake_class(CLASS_ID(1), "Told", 2, 0, 0));
     layer_class_announce(ENV_MAIN, CLASS_ID(1));
-    layer_class_defined(fake_class(CLASS_ID(2), "NotTold", 0, 0, 0));
+    layer_class_defined(fake_class(CLASS_ID(2), "NotTold", 2, 0, 0));
     ck_assert_int_eq(nev(), 1);
     atomic_store(&n_evs, 0);
 
@@ -514,13 +515,20 @@ START_TEST(test_class_unload_delivery)
     ck_assert_int_eq(evs[0].inner_rc, JVMPI_SUCCESS);
     ck_assert_int_eq(evs[1].type, JVMPI_EVENT_CLASS_LOAD | JVMPI_REQUESTED_EVENT);
     ck_assert_str_eq(evs[1].name, "Told");
+    /* HotSpot 5.0's saved data: the methods named, their IDs NULL */
+    ck_assert_int_eq(evs[1].num_methods, 2);
+    ck_assert_str_eq(evs[1].m1_name, "m1");
+    ck_assert_int_eq(evs[1].m1_end, 15);
+    ck_assert_ptr_null(evs[1].m1_id);
     /* no event may name a class the agent never heard of: its CLASS_LOAD first */
     ck_assert_int_eq(evs[2].type, JVMPI_EVENT_CLASS_LOAD);
     ck_assert_str_eq(evs[2].name, "NotTold");
+    ck_assert_ptr_eq(evs[2].m1_id, (jmethodID)0x1001); /* not a request: the class as it was */
     ck_assert_int_eq(evs[3].type, JVMPI_EVENT_CLASS_UNLOAD);
     ck_assert_ptr_eq(evs[3].id, CLASS_ID(2));
     ck_assert_int_eq(evs[4].type, JVMPI_EVENT_CLASS_LOAD | JVMPI_REQUESTED_EVENT);
     ck_assert_str_eq(evs[4].name, "NotTold");
+    ck_assert_ptr_null(evs[4].m1_id);
     /* gone once delivered */
     ck_assert_int_eq(classes_count(), 0);
     assert_all_zeroed();
