@@ -6,6 +6,7 @@
 #include "defs.h"
 #include "dispatch.h"
 #include "gate.h"
+#include "gc.h"
 #include "ids.h"
 #include "layer.h"
 #include "ledger.h"
@@ -142,6 +143,26 @@ static bool sources_adjust(const event_desc *d, int delta)
     return ok;
 }
 
+/* The events whose first enable and last disable made HotSpot 5.0 run a
+ * full collection, not shown as GC_START/GC_FINISH. */
+static bool heap_event(jint event_type)
+{
+    switch (event_type) {
+    case JVMPI_EVENT_OBJECT_ALLOC:
+    case JVMPI_EVENT_OBJECT_FREE:
+    case JVMPI_EVENT_OBJECT_MOVE:
+    case JVMPI_EVENT_ARENA_NEW:
+    case JVMPI_EVENT_ARENA_DELETE:
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static jint set_enabled(int agent, jint event_type, bool on, const char *fn)
 {
     /* JVMPI_NOT_AVAILABLE is the whole answer, as on JDK 5.0, so nothing is
@@ -174,7 +195,14 @@ static jint set_enabled(int agent, jint event_type, bool on, const char *fn)
         agents_mask was = atomic_load(&events_on[event_type]);
         agents_mask now = on ? was | AGENTS_BIT(agent) : was & ~AGENTS_BIT(agent);
         if ((was == 0) != (now == 0)) {
+            bool heap = heap_event(event_type);
+            if (heap) {
+                gc_hidden_begin();
+            }
             refused = !sources_adjust(&descs[event_type], on ? 1 : -1);
+            if (heap) {
+                gc_hidden_end();
+            }
         }
         if (!refused && now != was) {
             if (now & ~was) {

@@ -48,6 +48,7 @@ static long collections_finished, collections_served;
 static unsigned long run_gc_asked, run_gc_served;
 static JNIEnv *run_gc_env_id;
 static int disable_depth;
+static int hidden_depth; /* inside gc_hidden_begin/end */
 static bool window_busy;
 static bool window_delivering; /* past the last look at disable_depth */
 static pthread_t window_owner;
@@ -129,10 +130,31 @@ void gc_collection_finished(void)
 {
     {
         pthread_mutex_lock(&lock);
-        collections_finished++;
+        bool hidden = hidden_depth > 0;
+        if (!hidden) {
+            collections_finished++;
+        }
         pthread_mutex_unlock(&lock);
+        if (hidden) {
+            LOG_DEBUG("a collection the layer caused: no GC_START/GC_FINISH for it");
+            return;
+        }
     }
     wake();
+}
+
+void gc_hidden_begin(void)
+{
+    pthread_mutex_lock(&lock);
+    hidden_depth++;
+    pthread_mutex_unlock(&lock);
+}
+
+void gc_hidden_end(void)
+{
+    pthread_mutex_lock(&lock);
+    hidden_depth--;
+    pthread_mutex_unlock(&lock);
 }
 
 void gc_disable(void)
@@ -465,6 +487,7 @@ void gc_reset(void)
     run_gc_asked = run_gc_served = 0;
     run_gc_env_id = NULL;
     disable_depth = 0;
+    hidden_depth = 0;
     window_busy = false;
     window_delivering = false;
     pthread_mutex_unlock(&lock);

@@ -26,6 +26,14 @@ void gc_set_settle_observer(void (*observer)(void));
 void gc_object_freed(int64_t tag);
 void gc_collection_finished(void);
 
+/* Around switching the heap events' sources: a collection that finishes
+ * meanwhile is the layer's own (JVM TI's allocation sampling starts with
+ * one), and HotSpot 5.0 posted no GC_START/GC_FINISH for the collection
+ * it ran there.  So it opens no window; the frees JVM TI posts for it are
+ * queued as any, for the next window. */
+void gc_hidden_begin(void);
+void gc_hidden_end(void);
+
 /* DisableGC/EnableGC: while the count is above zero no window is delivered,
  * so no ID is seen freed. */
 void gc_disable(void);

@@ -145,6 +145,9 @@ bool seam_source_set(seam_source source, bool on)
     }
     fake.source_on[source] = on;
     fake.source_switches++;
+    if (source == SEAM_SRC_OBJECT_ALLOC && on && fake.collect_on_alloc_switch) {
+        layer_gc_finish();
+    }
     return true;
 }
 

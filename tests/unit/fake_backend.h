@@ -71,6 +71,9 @@ typedef struct {
     /* Java monitors: seam_monitor_owner answers monitor_owner and
      * counts; seam_monitor_snapshot_take hands out monitor_snapshot (a copy
      * of the struct; the arrays stay the test's) unless monitor_snapshot_fails. */
+    /* Switching OBJECT_ALLOC's source on runs a collection, as the real
+     * backend's does (JVM TI's allocation sampling). */
+    bool collect_on_alloc_switch;
     jobjectID monitor_owner;
     int monitor_owner_calls;
     seam_monitor_snapshot monitor_snapshot;

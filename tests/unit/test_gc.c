@@ -636,6 +636,33 @@ START_TEST(test_no_replay_without_object_alloc)
 }
 END_TEST
 
+/* HotSpot 5.0 ran a full collection when the first of the heap events went
+ * on (and the last off) and posted no GC_START/GC_FINISH for it.  The
+ * backend collects when OBJECT_ALLOC's source goes on: that collection opens
+ * no window.  What it freed is reported in the next real one, between its
+ * GC_START and GC_FINISH, as an agent expects every OBJECT_FREE. */
+START_TEST(test_no_window_for_switching_heap_events)
+{
+    enable_gc_events();
+    go_live();
+    int64_t t = ids_next_object(24, 0);
+    fake.collect_on_alloc_switch = true;
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    ck_assert_int_eq(fake.source_on[SEAM_SRC_OBJECT_ALLOC], 1);
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+    ck_assert_int_eq(pi->DisableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_SUCCESS);
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    layer_object_freed(t); /* posted by JVM TI after the hidden collection */
+    ck_assert_int_gt(gc_window_wait_ms(), 0);
+    gc_deliver_due(ENV_MAIN);
+    ck_assert_int_eq(nrec(), 0);
+    collection(NULL, 0);
+    ck_assert_int_eq(gc_window_wait_ms(), 0);
+    gc_deliver_due(ENV_MAIN);
+    assert_window(0, &t, 1);
+}
+END_TEST
+
 /* ---- JNI references --------------------------------------------------------- */
 
 START_TEST(test_jni_ref_events)
@@ -681,6 +708,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_stray_frees_wait_a_while);
     tcase_add_test(tc, test_last_window_at_vm_death);
     tcase_add_test(tc, test_no_last_window_without_frees);
+    tcase_add_test(tc, test_no_window_for_switching_heap_events);
     suite_add_tcase(s, tc);
     tc = tcase_create("objects");
     tcase_add_checked_fixture(tc, setup, teardown);
