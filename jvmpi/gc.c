@@ -17,6 +17,10 @@
 /* Frees that came with no collection event (collectors that post none for
  * their concurrent cycles) are not held longer than this. */
 #define STRAY_FREES_MS 500
+/* After a collection the layer hid (gc_hidden_begin), its frees wait this
+ * long for a collection of the program's to be reported with: alone they
+ * would make a window, the GC_START/GC_FINISH HotSpot 5.0 never posted. */
+#define HIDDEN_FREES_MS 10000
 
 /* The frees of a collection come after it, in one burst on the VM's Service
  * Thread.  A window waits for that burst: for its first free up to a limit,
@@ -49,6 +53,7 @@ static unsigned long run_gc_asked, run_gc_served;
 static JNIEnv *run_gc_env_id;
 static int disable_depth;
 static int hidden_depth; /* inside gc_hidden_begin/end */
+static bool hidden_since_window; /* a hidden collection since the last window */
 static bool window_busy;
 static bool window_delivering; /* past the last look at disable_depth */
 static pthread_t window_owner;
@@ -133,6 +138,8 @@ void gc_collection_finished(void)
         bool hidden = hidden_depth > 0;
         if (!hidden) {
             collections_finished++;
+        } else {
+            hidden_since_window = true;
         }
         pthread_mutex_unlock(&lock);
         if (hidden) {
@@ -219,7 +226,7 @@ static long wait_ms_locked(void)
         return 0;
     }
     if (queue_len > 0) {
-        long left = STRAY_FREES_MS - ms_since(&oldest_queued);
+        long left = (hidden_since_window ? HIDDEN_FREES_MS : STRAY_FREES_MS) - ms_since(&oldest_queued);
         return left > 0 ? left : 0;
     }
     return -1;
@@ -341,6 +348,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         ids_live(&live_objects, &live_bytes);
         queue = NULL;
         queue_len = queue_cap = 0;
+        hidden_since_window = false;
         if (target - collections_served > 0) {
             collections_served = target;
         }
@@ -488,6 +496,7 @@ void gc_reset(void)
     run_gc_env_id = NULL;
     disable_depth = 0;
     hidden_depth = 0;
+    hidden_since_window = false;
     window_busy = false;
     window_delivering = false;
     pthread_mutex_unlock(&lock);

@@ -30,7 +30,8 @@ void gc_collection_finished(void);
  * meanwhile is the layer's own (JVM TI's allocation sampling starts with
  * one), and HotSpot 5.0 posted no GC_START/GC_FINISH for the collection
  * it ran there.  So it opens no window; the frees JVM TI posts for it are
- * queued as any, for the next window. */
+ * queued for the next collection's window (held longer than stray frees,
+ * which would otherwise open one of their own). */
 void gc_hidden_begin(void);
 void gc_hidden_end(void);
 

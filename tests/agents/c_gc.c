@@ -28,8 +28,6 @@
  */
 #include "c_common.h"
 
-#include <time.h>
-
 #define LIVE 1
 #define MARKER 2
 #define SIZE_SHIFT 2
@@ -360,29 +358,6 @@ JNIEXPORT void JNICALL Java_C_1GcCtl_disableTwiceEnableOnce(JNIEnv *env, jclass 
     windows_before_resize = n_windows; /* the program's System.gc() calls come next */
     pthread_mutex_unlock(&lk);
     c_log("GC disabled (DisableGC, DisableGC, EnableGC)");
-}
-
-/* OBJECT_ALLOC off and on again in a live VM: HotSpot 5.0 ran a full
- * collection for each and posted no GC_START/GC_FINISH for it, so no window
- * may come of it (the program allocates nothing meanwhile). */
-JNIEXPORT void JNICALL Java_C_1GcCtl_switchAlloc(JNIEnv *env, jclass cls)
-{
-    (void)env;
-    (void)cls;
-    if (!c_ready("switchAlloc"))
-        return;
-    snapshot before = snap();
-    jint off = c_pi->DisableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL);
-    jint on = c_pi->EnableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL);
-    struct timespec pause = {0, 500 * 1000000L}; /* a window would come within it */
-    nanosleep(&pause, NULL);
-    snapshot after = snap();
-    pthread_mutex_lock(&lk);
-    int open = window_open;
-    pthread_mutex_unlock(&lk);
-    c_check(off == JVMPI_SUCCESS && on == JVMPI_SUCCESS && after.windows == before.windows && !open,
-            "switching OBJECT_ALLOC off and on shows no GC_START/GC_FINISH (rc %d, %d; %ld windows)", (int)off,
-            (int)on, after.windows - before.windows);
 }
 
 /* RunGC while disabled: refused, no window. */

@@ -5,9 +5,7 @@ import java.util.List;
  * For the c_gc agent (GC control): with GC disabled (DisableGC twice,
  * EnableGC once) the program drops M markers and calls System.gc(): no GC
  * event and no OBJECT_FREE may arrive, RunGC delivers nothing; after the
- * second EnableGC and a RunGC exactly those M are freed.  First, switching
- * OBJECT_ALLOC off and on again must show no GC_START/GC_FINISH (HotSpot
- * 5.0 hid the collection it ran for that).
+ * second EnableGC and a RunGC exactly those M are freed.
  * Run with -Dagent.lib=<path of libc_gc.so>.
  */
 public class C_GcCtl {
@@ -16,14 +14,12 @@ public class C_GcCtl {
     static native void disableTwiceEnableOnce();
     static native void runGCDisabled();
     static native void enableGC();
-    static native void switchAlloc();
 
     static final int M = 5000, LATE = 1000;
     static Object sink;
 
     public static void main(String[] args) throws Exception {
         System.load(System.getProperty("agent.lib"));
-        switchAlloc();
         C_Marker[] doomed = new C_Marker[M];
         for (int i = 0; i < M; i++)
             doomed[i] = new C_Marker(i);

@@ -653,7 +653,8 @@ START_TEST(test_no_window_for_switching_heap_events)
     ck_assert_int_eq(pi->DisableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_SUCCESS);
     enable(JVMPI_EVENT_OBJECT_ALLOC);
     layer_object_freed(t); /* posted by JVM TI after the hidden collection */
-    ck_assert_int_gt(gc_window_wait_ms(), 0);
+    long ms = gc_window_wait_ms();
+    ck_assert_msg(ms > 500, "the hidden collection's frees would open a window of their own in %ld ms", ms);
     gc_deliver_due(ENV_MAIN);
     ck_assert_int_eq(nrec(), 0);
     collection(NULL, 0);
