@@ -154,6 +154,22 @@ static jint status_of(const thread_rec *t, jint vm_status)
     return threads_status(t, vm_status, rawmon_thread_blocked_status(t->info.env));
 }
 
+/* HotSpot 5.0 skipped Class objects' monitors: they are moved past
+ * num_monitors (in order), so that neither the dump nor what it announces
+ * first names them; the caller restores the count before freeing. */
+static void skip_class_monitors(seam_monitor_snapshot *snap)
+{
+    int kept = 0;
+    for (int i = 0; i < snap->num_monitors; i++) {
+        if (!snap->monitors[i].is_class) {
+            seam_monitor_info m = snap->monitors[kept];
+            snap->monitors[kept++] = snap->monitors[i];
+            snap->monitors[i] = m;
+        }
+    }
+    snap->num_monitors = kept;
+}
+
 /* HotSpot 5.0 gave no traces (num_traces 0, threads_status NULL), though
  * the JVMPI specification describes them: agents written against 5.0 never
  * had them, so they are given only when asked for. */
@@ -186,6 +202,8 @@ jint monitordump_request(JNIEnv *env)
     if (!taken) {
         return JVMPI_FAIL;
     }
+    int all_monitors = snap.num_monitors;
+    skip_class_monitors(&snap);
     defs_monitor_snapshot(env, &snap);
     jint rc = JVMPI_FAIL;
     buf_t b = {0};
@@ -213,9 +231,7 @@ jint monitordump_request(JNIEnv *env)
         threads_release(t);
     }
     for (int i = 0; i < snap.num_monitors; i++) {
-        if (!snap.monitors[i].is_class) { /* HotSpot 5.0 skipped them */
-            put_java_monitor(&b, &snap.monitors[i]);
-        }
+        put_java_monitor(&b, &snap.monitors[i]);
     }
     rawmon_for_each(put_raw_monitor, &raw);
     if (b.failed) {
@@ -246,6 +262,7 @@ out:
     free(b.data);
     free(traces);
     free(status);
+    snap.num_monitors = all_monitors;
     seam_monitor_snapshot_free(&snap);
     return rc;
 }
