@@ -447,6 +447,33 @@ static bool move_locals(classfile_attr *a, const char *name, const plan *pl, cha
     return true;
 }
 
+/* CharacterRangeTable, javac's (-Xjcov) for coverage tools: u2 count, then
+ * entries of u2 start_pc, u2 end_pc, u4 character_range_start, u4
+ * character_range_end, u2 flags, where end_pc is the last byte of the
+ * range's last instruction (javac writes the next instruction's offset less
+ * one).  A range takes in what is put before its instructions, as the
+ * exception table's do.  Checked whole before any entry moves: false leaves
+ * the table as it was. */
+static bool move_char_ranges(classfile_attr *a, const plan *pl)
+{
+    uint32_t n = a->length >= 2 ? bytecode_u2(a->data) : 0;
+    if (a->length != 2 + 14 * n)
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *e = a->data + 2 + 14 * k;
+        uint32_t start = bytecode_u2(e), last = bytecode_u2(e + 2);
+        if (!is_insn(pl, start) || start == pl->len || last < start || !is_insn(pl, last + 1))
+            return false;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *e = a->data + 2 + 14 * k;
+        uint32_t start = bytecode_u2(e), last = bytecode_u2(e + 2);
+        wr_u2(e, start_of(pl, start));
+        wr_u2(e + 2, target_of(pl, last + 1) - 1);
+    }
+    return true;
+}
+
 static uint32_t frame_pc(void *ctx, uint32_t old, int *ok)
 {
     const plan *pl = ctx;
@@ -513,15 +540,19 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
         } else if (strcmp(name, "StackMapTable") == 0) {
             ok = move_stack_map(a, pl, refs, err, errlen);
             has_map = true;
-        } else if (strcmp(name, "RuntimeVisibleTypeAnnotations") == 0 ||
-                   strcmp(name, "RuntimeInvisibleTypeAnnotations") == 0) {
+        } else if (strcmp(name, "CharacterRangeTable") != 0 || !move_char_ranges(a, pl)) {
+            /* Nothing at run time reads any other Code attribute: the JVM
+             * ignores those it does not know (JVMS 4.7.1) and the type
+             * annotations of code, and a coverage tool reads its
+             * CharacterRangeTable from the bytes it was given.  Dropped, the
+             * class means what it meant, and no method goes without its
+             * hooks for an attribute whose offsets are not known here.  A
+             * class file version newer than the rewriter's, which might
+             * bring one the JVM reads, is refused before (classfile.h). */
             free(a->data);
             memmove(a, a + 1, sizeof *a * (size_t)(c->attr_count - k - 1));
             c->attr_count--;
             continue;
-        } else {
-            errbuf_set(err, errlen, "a Code attribute %s whose offsets are not known", name);
-            return false;
         }
         if (!ok)
             return false;
