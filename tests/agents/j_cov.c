@@ -462,12 +462,6 @@ static void notify(JVMPI_Event *ev)
     }
 }
 
-static void enable(jint event, const char *name)
-{
-    jint rc = c_pi->EnableEvent(event, NULL);
-    c_check(rc == JVMPI_SUCCESS, "EnableEvent(%s) returns JVMPI_SUCCESS (got %d)", name, (int)rc);
-}
-
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     if (c_setup(vm, options) != JNI_OK)
@@ -477,10 +471,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         tracked = cls;
     expect_path = c_opt(options, "expect");
     c_pi->NotifyEvent = notify;
-    enable(JVMPI_EVENT_CLASS_LOAD_HOOK, "CLASS_LOAD_HOOK");
-    enable(JVMPI_EVENT_CLASS_LOAD, "CLASS_LOAD");
-    enable(JVMPI_EVENT_METHOD_ENTRY, "METHOD_ENTRY");
-    enable(JVMPI_EVENT_INSTRUCTION_START, "INSTRUCTION_START");
-    enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
+    c_enable(JVMPI_EVENT_CLASS_LOAD_HOOK, "CLASS_LOAD_HOOK");
+    c_enable(JVMPI_EVENT_CLASS_LOAD, "CLASS_LOAD");
+    c_enable(JVMPI_EVENT_METHOD_ENTRY, "METHOD_ENTRY");
+    c_enable(JVMPI_EVENT_INSTRUCTION_START, "INSTRUCTION_START");
+    c_enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
     return JNI_OK;
 }
