@@ -17,44 +17,11 @@
 
 #include "bytecode.h"
 #include "errbuf.h"
+#include "hookcall.h"
 #include "leaf.h"
+#include "natives.h"
 #include "stackmap.h"
 
-enum {
-    OP_ALOAD_0 = 0x2a,
-    OP_LDC_W = 0x13,
-    OP_SIPUSH = 0x11,
-    OP_IADD = 0x60,
-    OP_IFEQ = 0x99,
-    OP_GOTO = 0xa7,
-    OP_JSR = 0xa8,
-    OP_IFNULL = 0xc6,
-    OP_IFNONNULL = 0xc7,
-    OP_INVOKESPECIAL = 0xb7,
-    OP_INVOKESTATIC = 0xb8,
-    OP_NEW = 0xbb,
-    OP_ATHROW = 0xbf,
-    ACC_PUBLIC = 0x0001,
-    ACC_PRIVATE = 0x0002,
-    ACC_PROTECTED = 0x0004,
-    ACC_STATIC = 0x0008,
-    ACC_SYNCHRONIZED = 0x0020,
-    ACC_NATIVE = 0x0100,
-    ACC_SYNTHETIC = 0x1000,
-    OP_ILOAD = 0x15,
-    OP_ILOAD_0 = 0x1a,
-    OP_IRETURN = 0xac,
-    CODE_MAX = 65535,
-};
-
-/* ldc_w <the class's first method number>; sipush <the method's index>;
- * iadd; invokestatic <hook>.  One constant per class rather than one per
- * method: a retransformation merges the new constant pool into the old one
- * by searching the old for each new entry, so every added constant costs
- * the VM a scan of the pool (HotSpot's ConstantPool::find_matching_entry). */
-#define CALL_LEN 10u
-/* a handler: the exit call, then athrow */
-#define HANDLER_LEN (CALL_LEN + 1u)
 /* an instruction's hook: the call's first three, then sipush <its offset>;
  * invokestatic <step> (offsets over 32767 pass as negative shorts) */
 #define STEP_LEN 13u
@@ -82,24 +49,12 @@ typedef struct {
     bool leaf;
 } plan;
 
-typedef struct {
-    uint16_t enter, enter_this, exit, exit_init, step, throwable, stack_map_name;
-    uint16_t leaf, leaf_this; /* 0 until a leaf needs them */
-    uint16_t first_id; /* the Integer of the class's first method number */
-} pool_refs;
-
 /* sipush takes a signed 16-bit operand. */
 #define MAX_METHOD_INDEX 32767u
 
 static bool is_branch16(uint8_t op) { return (op >= OP_IFEQ && op <= OP_JSR) || op == OP_IFNULL || op == OP_IFNONNULL; }
 
 static uint32_t pad_after(uint32_t pc) { return (4 - (pc + 1) % 4) % 4; }
-
-static void wr_u2(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
 static void wr_u4(uint8_t *p, uint32_t v)
 {
@@ -238,26 +193,14 @@ static bool plan_layout(plan *pl, char *err, size_t errlen)
     }
 }
 
-static uint8_t *emit_call(uint8_t *p, const pool_refs *refs, uint16_t index, uint16_t hook)
-{
-    p[0] = OP_LDC_W;
-    wr_u2(p + 1, refs->first_id);
-    p[3] = OP_SIPUSH;
-    wr_u2(p + 4, index);
-    p[6] = OP_IADD;
-    p[7] = OP_INVOKESTATIC;
-    wr_u2(p + 8, hook);
-    return p + CALL_LEN;
-}
-
 static uint8_t *emit_step(uint8_t *p, const pool_refs *refs, uint16_t index, uint32_t offset)
 {
-    p = emit_call(p, refs, index, refs->step);
+    p = hookcall_emit(p, refs, index, refs->step);
     p -= 3; /* the invokestatic moves after the offset */
     p[0] = OP_SIPUSH;
-    wr_u2(p + 1, offset);
+    hookcall_u2(p + 1, offset);
     p[3] = OP_INVOKESTATIC;
-    wr_u2(p + 4, refs->step);
+    hookcall_u2(p + 4, refs->step);
     return p + 6;
 }
 
@@ -279,7 +222,7 @@ static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
             wr_u4(q + 1, rel);
         } else {
             q[0] = p[0];
-            wr_u2(q + 1, rel);
+            hookcall_u2(q + 1, rel);
         }
     } else if (p[0] == BYTECODE_GOTO_W || p[0] == BYTECODE_JSR_W) {
         q[0] = p[0];
@@ -319,9 +262,9 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
     if (with_this)
         *p++ = OP_ALOAD_0;
     if (pl->leaf)
-        emit_call(p, refs, index, with_this ? refs->leaf_this : refs->leaf);
+        hookcall_emit(p, refs, index, with_this ? refs->leaf_this : refs->leaf);
     else
-        emit_call(p, refs, index, with_this ? refs->enter_this : refs->enter);
+        hookcall_emit(p, refs, index, with_this ? refs->enter_this : refs->enter);
     for (uint32_t i = 0; i < pl->n; i++) {
         p = out + pl->pre[i];
         if (pl->step_len > 0)
@@ -330,12 +273,12 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
             bool exit_this = pl->exit_len > CALL_LEN;
             if (exit_this)
                 *p++ = OP_ALOAD_0;
-            emit_call(p, refs, index, exit_this ? refs->exit_init : refs->exit);
+            hookcall_emit(p, refs, index, exit_this ? refs->exit_init : refs->exit);
         }
         emit_insn(pl, i, out);
     }
     for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
-        p = emit_call(out + pl->pre[pl->n] + h * HANDLER_LEN, refs, index, refs->exit);
+        p = hookcall_emit(out + pl->pre[pl->n] + h * HANDLER_LEN, refs, index, refs->exit);
         *p = OP_ATHROW;
     }
     return out;
@@ -420,7 +363,7 @@ static bool move_lines(classfile_attr *a, const plan *pl, char *err, size_t errl
             errbuf_set(err, errlen, "LineNumberTable: offset %u is not an instruction", pc);
             return false;
         }
-        wr_u2(e, start_of(pl, pc));
+        hookcall_u2(e, start_of(pl, pc));
     }
     return true;
 }
@@ -441,8 +384,35 @@ static bool move_locals(classfile_attr *a, const char *name, const plan *pl, cha
             return false;
         }
         uint32_t new_start = start_of(pl, start), new_end = target_of(pl, end);
-        wr_u2(e, new_start);
-        wr_u2(e + 2, new_end - new_start);
+        hookcall_u2(e, new_start);
+        hookcall_u2(e + 2, new_end - new_start);
+    }
+    return true;
+}
+
+/* CharacterRangeTable, javac's (-Xjcov) for coverage tools: u2 count, then
+ * entries of u2 start_pc, u2 end_pc, u4 character_range_start, u4
+ * character_range_end, u2 flags, where end_pc is the last byte of the
+ * range's last instruction (javac writes the next instruction's offset less
+ * one).  A range takes in what is put before its instructions, as the
+ * exception table's do.  Checked whole before any entry moves: false leaves
+ * the table as it was. */
+static bool move_char_ranges(classfile_attr *a, const plan *pl)
+{
+    uint32_t n = a->length >= 2 ? bytecode_u2(a->data) : 0;
+    if (a->length != 2 + 14 * n)
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *e = a->data + 2 + 14 * k;
+        uint32_t start = bytecode_u2(e), last = bytecode_u2(e + 2);
+        if (!is_insn(pl, start) || start == pl->len || last < start || !is_insn(pl, last + 1))
+            return false;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *e = a->data + 2 + 14 * k;
+        uint32_t start = bytecode_u2(e), last = bytecode_u2(e + 2);
+        hookcall_u2(e, start_of(pl, start));
+        hookcall_u2(e + 2, target_of(pl, last + 1) - 1);
     }
     return true;
 }
@@ -513,15 +483,19 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
         } else if (strcmp(name, "StackMapTable") == 0) {
             ok = move_stack_map(a, pl, refs, err, errlen);
             has_map = true;
-        } else if (strcmp(name, "RuntimeVisibleTypeAnnotations") == 0 ||
-                   strcmp(name, "RuntimeInvisibleTypeAnnotations") == 0) {
+        } else if (strcmp(name, "CharacterRangeTable") != 0 || !move_char_ranges(a, pl)) {
+            /* Nothing at run time reads any other Code attribute: the JVM
+             * ignores those it does not know (JVMS 4.7.1) and the type
+             * annotations of code, and a coverage tool reads its
+             * CharacterRangeTable from the bytes it was given.  Dropped, the
+             * class means what it meant, and no method goes without its
+             * hooks for an attribute whose offsets are not known here.  A
+             * class file version newer than the rewriter's, which might
+             * bring one the JVM reads, is refused before (classfile.h). */
             free(a->data);
             memmove(a, a + 1, sizeof *a * (size_t)(c->attr_count - k - 1));
             c->attr_count--;
             continue;
-        } else {
-            errbuf_set(err, errlen, "a Code attribute %s whose offsets are not known", name);
-            return false;
         }
         if (!ok)
             return false;
@@ -669,197 +643,12 @@ static bool add_refs(classfile *cf, const inject_hooks *h, pool_refs *refs)
            refs->stack_map_name && refs->first_id;
 }
 
-/* ---- native methods ----------------------------------------------------------- */
-
 uint16_t inject_native_count(const classfile *cf)
 {
     uint16_t n = 0;
     for (uint16_t i = 0; i < cf->method_count; i++)
         n += (cf->methods[i].access_flags & ACC_NATIVE) != 0;
     return n;
-}
-
-/* The load and return opcode offsets of a descriptor letter, from iload and
- * ireturn: int-like 0, long 1, float 2, double 3, reference 4. */
-static int kind_of(char c)
-{
-    switch (c) {
-    case 'J': return 1;
-    case 'F': return 2;
-    case 'D': return 3;
-    case 'L': case '[': return 4;
-    default: return 0;
-    }
-}
-
-/* Appends the loads of the arguments (after the receiver, if any) to p;
- * returns the bytes written, or -1 past 255 slots.  *ret is the return
- * kind, -1 for void; *slots the local slots of receiver and arguments. */
-static int put_loads(const char *desc, uint32_t slot, uint8_t *p, int *ret, uint32_t *slots)
-{
-    int n = 0;
-    const char *d = desc + 1;
-    while (*d != ')' && *d != '\0') {
-        int k = kind_of(*d);
-        while (*d == '[')
-            d++;
-        if (*d == 'L')
-            d = strchr(d, ';');
-        if (d == NULL)
-            return -1;
-        d++;
-        if (slot > 255)
-            return -1;
-        if (slot <= 3) {
-            p[n++] = (uint8_t)(OP_ILOAD_0 + 4 * k + slot);
-        } else {
-            p[n++] = (uint8_t)(OP_ILOAD + k);
-            p[n++] = (uint8_t)slot;
-        }
-        slot += (k == 1 || k == 3) ? 2 : 1;
-    }
-    if (*d != ')' || slot > 255)
-        return -1;
-    *ret = d[1] == 'V' ? -1 : kind_of(d[1]);
-    *slots = slot;
-    return n;
-}
-
-/* Natives the JIT replaces by an intrinsic: the VM binds an intrinsic only
- * to a native of its name (and warns of a wrapper that carries the
- * annotation), so wrapping one would cost its intrinsic.  The annotation is
- * found by its type's constant in the annotation attributes' bytes: a
- * false match only leaves a native unwrapped. */
-static bool is_intrinsic(const classfile *cf, const classfile_member *m)
-{
-    static const char *const types[] = {"Ljdk/internal/vm/annotation/IntrinsicCandidate;",
-                                        "Ljdk/internal/HotSpotIntrinsicCandidate;"};
-    for (uint16_t k = 0; k < m->attr_count; k++) {
-        const char *an = classfile_utf8(cf, m->attrs[k].name_index);
-        if (an == NULL || (strcmp(an, "RuntimeVisibleAnnotations") != 0 && strcmp(an, "RuntimeInvisibleAnnotations") != 0))
-            continue;
-        for (uint32_t i = 1; i < cf->cp_count; i++) {
-            const char *u = cf->cp[i].tag == CLASSFILE_CONSTANT_Utf8 ? cf->cp[i].utf8 : NULL;
-            if (u == NULL || (strcmp(u, types[0]) != 0 && strcmp(u, types[1]) != 0))
-                continue;
-            for (uint32_t b = 0; b + 1 < m->attrs[k].length; b++)
-                if (bytecode_u2(m->attrs[k].data + b) == i)
-                    return true;
-        }
-    }
-    return false;
-}
-
-/* The wrapper's code: entry, the call of the renamed native, exit and
- * return, and the handler. */
-static bool wrap_native(classfile *cf, uint16_t index, uint16_t wrapper_index, const inject_hooks *hooks,
-                        const pool_refs *refs, char *err, size_t errlen)
-{
-    classfile_member *m = &cf->methods[index];
-    const char *name = classfile_utf8(cf, m->name_index);
-    const char *desc = classfile_utf8(cf, m->descriptor_index);
-    const char *self = classfile_utf8(cf, cf->cp[cf->this_class].ref1);
-    bool is_static = (m->access_flags & ACC_STATIC) != 0;
-    if (name == NULL || desc == NULL || self == NULL) {
-        errbuf_set(err, errlen, "a native method without a name");
-        return false;
-    }
-    uint8_t loads[3 * 256];
-    int ret = -1;
-    uint32_t slots = 0;
-    int nloads = put_loads(desc, is_static ? 0 : 1, loads, &ret, &slots);
-    if (nloads < 0)
-        return true; /* too many arguments for a wrapper: left alone */
-    size_t plen = strlen(hooks->native_prefix) + strlen(name) + 1;
-    char *renamed = malloc(plen);
-    if (renamed == NULL) {
-        errbuf_set(err, errlen, "out of memory");
-        return false;
-    }
-    snprintf(renamed, plen, "%s%s", hooks->native_prefix, name);
-    uint16_t renamed_name = classfile_cp_add_utf8(cf, renamed);
-    uint16_t target = classfile_cp_add_methodref(cf, self, renamed, desc);
-    uint16_t code_name = classfile_cp_add_utf8(cf, "Code");
-    free(renamed);
-    if (!renamed_name || !target || !code_name) {
-        errbuf_set(err, errlen, "the constant pool is full");
-        return false;
-    }
-    uint32_t entry_len = CALL_LEN + (is_static ? 0 : 1);
-    uint32_t start = entry_len, call = start + (is_static ? 0 : 1) + (uint32_t)nloads;
-    uint32_t end = call + 3, handler = end + CALL_LEN + 1;
-    uint32_t len = handler + HANDLER_LEN;
-    /* The method table and the native's attribute table (the wrapper's to
-     * be, one longer for its Code) grow first: nothing after can fail. */
-    classfile_member *grown = realloc(cf->methods, sizeof *grown * (cf->method_count + 1u));
-    if (grown != NULL)
-        cf->methods = grown;
-    m = &cf->methods[index];
-    classfile_attr *attrs = grown != NULL ? realloc(m->attrs, sizeof *attrs * (m->attr_count + 1u)) : NULL;
-    if (attrs != NULL)
-        m->attrs = attrs;
-    uint8_t *code = malloc(len);
-    classfile_code *c = calloc(1, sizeof *c);
-    classfile_exception *ex = malloc(sizeof *ex);
-    if (code == NULL || c == NULL || ex == NULL || attrs == NULL) {
-        free(code);
-        free(c);
-        free(ex);
-        errbuf_set(err, errlen, "out of memory");
-        return false;
-    }
-    uint8_t *p = code;
-    if (!is_static)
-        *p++ = OP_ALOAD_0;
-    p = emit_call(p, refs, wrapper_index, is_static ? refs->enter : refs->enter_this);
-    if (!is_static)
-        *p++ = OP_ALOAD_0;
-    memcpy(p, loads, (size_t)nloads);
-    p += nloads;
-    *p++ = is_static ? OP_INVOKESTATIC : OP_INVOKESPECIAL;
-    wr_u2(p, target);
-    p = emit_call(p + 2, refs, wrapper_index, refs->exit);
-    *p++ = ret < 0 ? BYTECODE_RETURN : (uint8_t)(OP_IRETURN + ret);
-    p = emit_call(p, refs, wrapper_index, refs->exit);
-    *p = OP_ATHROW;
-    *ex = (classfile_exception){(uint16_t)start, (uint16_t)end, (uint16_t)handler, 0};
-    /* the arguments; or a long result and the two halves of the number */
-    c->max_stack = (uint16_t)(slots + 4);
-    c->max_locals = (uint16_t)slots;
-    c->code_length = len;
-    c->code = code;
-    c->exception_count = 1;
-    c->exceptions = ex;
-    /* the wrapper takes the native's place: its flags, less native, and its
-     * attributes (signature, exceptions, annotations), then its code */
-    classfile_member *w = &cf->methods[cf->method_count];
-    *w = *m;
-    w->access_flags = (uint16_t)(m->access_flags & ~(ACC_NATIVE | ACC_SYNCHRONIZED));
-    w->attrs[w->attr_count++] = (classfile_attr){code_name, 0, NULL, c};
-    cf->method_count++;
-    m->name_index = renamed_name;
-    m->access_flags = (uint16_t)((m->access_flags & ~(ACC_PUBLIC | ACC_PROTECTED)) | ACC_PRIVATE | ACC_SYNTHETIC);
-    m->attr_count = 0;
-    m->attrs = NULL;
-    if (cf->major_version >= 50) {
-        plan pl = {0};
-        stackmap_map none = {frame_pc, new_pc, &pl};
-        stackmap_handler h = {handler, 0};
-        uint8_t *out;
-        uint32_t outlen;
-        if (stackmap_rewrite(NULL, 0, &none, &h, 1, refs->throwable, &out, &outlen, err, errlen) != 0)
-            return false;
-        classfile_attr *more = realloc(c->attrs, sizeof *more);
-        if (more == NULL) {
-            free(out);
-            errbuf_set(err, errlen, "out of memory");
-            return false;
-        }
-        c->attrs = more;
-        c->attrs[0] = (classfile_attr){refs->stack_map_name, outlen, out, NULL};
-        c->attr_count = 1;
-    }
-    return true;
 }
 
 /* The hooks' constants, added to the pool at the first method that needs them. */
@@ -911,13 +700,13 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
         return changed;
     uint16_t count = cf->method_count;
     for (uint16_t i = 0; i < count; i++) {
-        if (!(cf->methods[i].access_flags & ACC_NATIVE) || is_intrinsic(cf, &cf->methods[i]))
+        if (!(cf->methods[i].access_flags & ACC_NATIVE) || natives_is_intrinsic(cf, &cf->methods[i]))
             continue;
         if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
         char why[200] = "";
         uint16_t before = cf->method_count;
-        if (!wrap_native(cf, i, cf->method_count, hooks, &refs, why, sizeof why)) {
+        if (!natives_wrap(cf, i, cf->method_count, hooks->native_prefix, &refs, why, sizeof why)) {
             errbuf_set(err, errlen, "native method %s: %s", classfile_utf8(cf, cf->methods[i].name_index), why);
             return -1;
         }

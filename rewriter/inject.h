@@ -24,13 +24,14 @@
  * Everything that holds a code offset is moved with the code: branches (a
  * goto or jsr that no longer reaches becomes goto_w or jsr_w), switch padding
  * and offsets, exception tables, LineNumberTable, LocalVariableTable,
- * LocalVariableTypeTable and StackMapTable.  A branch to a return lands on
- * the exit call in front of it; a branch to offset 0 skips the entry call.
- * Refused, with the class left as it was: a conditional branch that no
- * longer reaches (widening it would need a new stack map frame), code over
- * 65535 bytes after insertion, a Code attribute whose offsets are not known
- * here; the type annotations of code (RuntimeVisible/InvisibleTypeAnnotations
- * inside Code) are dropped, as nothing at run time reads them.
+ * LocalVariableTypeTable, StackMapTable and javac's CharacterRangeTable.  A
+ * branch to a return lands on the exit call in front of it; a branch to
+ * offset 0 skips the entry call.  Refused, with the class left as it was: a
+ * conditional branch that no longer reaches (widening it would need a new
+ * stack map frame), code over 65535 bytes after insertion.  Every other
+ * Code attribute (the type annotations of code, one not known here, a
+ * CharacterRangeTable not on instructions) is dropped, as nothing at run
+ * time reads them.
  *
  * No JVM TI, no global state.
  */
