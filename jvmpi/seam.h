@@ -270,13 +270,6 @@ typedef struct seam_heap_field {
     seam_heap_bits v;
 } seam_heap_field;
 
-/* A resolved constant pool entry (a String or a class): type JVMPI_CLASS. */
-typedef struct seam_heap_constant {
-    jint index;
-    jint type;
-    seam_heap_bits v;
-} seam_heap_constant;
-
 typedef struct seam_heap_class {
     jobjectID id;
     jobjectID super;            /* NULL for java.lang.Object and for interfaces */
@@ -286,8 +279,6 @@ typedef struct seam_heap_class {
     jobjectID element;          /* arrays of references: the element class */
     jint num_interfaces;        /* direct interfaces, as CLASS_LOAD counts them */
     jobjectID *interfaces;
-    jint num_constants;
-    seam_heap_constant *constants;   /* by increasing index */
     jint num_statics;           /* entries in statics; static fields without one are null/0 */
     seam_heap_field *statics;   /* decl is the class itself */
 } seam_heap_class;

@@ -71,7 +71,7 @@ typedef struct {
 } obj_rec;
 
 /* References and primitive values, as JVM TI numbers them. */
-enum { F_FIELD, F_STATIC, F_ELEMENT, F_LOADER, F_SIGNERS, F_DOMAIN, F_INTERFACE, F_CONSTANT };
+enum { F_FIELD, F_STATIC, F_ELEMENT, F_LOADER, F_SIGNERS, F_DOMAIN, F_INTERFACE };
 
 typedef struct {
     int32_t owner;      /* index of the referrer's obj_rec */
