@@ -787,7 +787,13 @@ jint heapdump_request_object(jobjectID id)
     seam_heap_snapshot snap;
     memset(&snap, 0, sizeof snap);
     if (!seam_heap_snapshot_take(env, id, SEAM_HEAP_VALUES, &snap)) {
-        LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+        /* An object that died since: its OBJECT_FREE may still be on its
+         * way, so the agent asked in good faith (as for OBJECT_ALLOC). */
+        if (ids_was_issued(seam_tag_from_id(id))) {
+            LOG_DEBUG("%s: the object of %p is gone", call, (void *)id);
+        } else {
+            LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+        }
         gc_enable();
         return JVMPI_FAIL;
     }

@@ -18,6 +18,7 @@
 
 #include "classes.h"
 #include "fake_backend.h"
+#include "stderr_capture.h"
 #include "gc.h"
 #include "interface.h"
 #include "layer.h"
@@ -828,6 +829,25 @@ START_TEST(test_object_dump_unknown)
 }
 END_TEST
 
+/* An ID the layer gave to an object that has died since (its OBJECT_FREE
+ * may still be on its way) fails without a line; a made-up one is an error. */
+START_TEST(test_object_dump_gone)
+{
+    fake.heap_snapshot_fails = true;
+    jobjectID gone = seam_id_from_tag(ids_next_object(16, seam_tag_from_id(C_NODE)));
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, gone), JVMPI_FAIL);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer:"), 0);
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, OBJ_ID(99)), JVMPI_FAIL);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error:"), 1);
+    ck_assert_int_eq(got.count, 0);
+}
+END_TEST
+
 static Suite *heapdump_suite(void)
 {
     Suite *s = suite_create("heapdump");
@@ -851,6 +871,7 @@ static Suite *heapdump_suite(void)
     tcase_add_test(tc, test_object_dump_arrays);
     tcase_add_test(tc, test_object_dump_array_class);
     tcase_add_test(tc, test_object_dump_unknown);
+    tcase_add_test(tc, test_object_dump_gone);
     suite_add_tcase(s, tc);
     return s;
 }
