@@ -37,6 +37,8 @@
  */
 #include "e_common.h"
 
+#include "dump_reader.h"
+
 static pthread_mutex_t lk; /* recursive: a request's answer comes inside it */
 static pthread_mutex_t round_lk = PTHREAD_MUTEX_INITIALIZER; /* one round of dumps at a time */
 static e_map classes;      /* class ID -> e_class */
@@ -108,42 +110,21 @@ typedef struct {
     long n_other_picks;
 } sizer;
 
-static const char *kind_name(int level, int kind)
-{
-    if (level == 0)
-        return kind == JVMPI_NORMAL_OBJECT ? "object" : kind == JVMPI_CLASS ? "object array" : "primitive array";
-    switch (kind) {
-    case JVMPI_GC_ROOT_UNKNOWN: return "ROOT_UNKNOWN";
-    case JVMPI_GC_ROOT_JNI_GLOBAL: return "ROOT_JNI_GLOBAL";
-    case JVMPI_GC_ROOT_JNI_LOCAL: return "ROOT_JNI_LOCAL";
-    case JVMPI_GC_ROOT_JAVA_FRAME: return "ROOT_JAVA_FRAME";
-    case JVMPI_GC_ROOT_NATIVE_STACK: return "ROOT_NATIVE_STACK";
-    case JVMPI_GC_ROOT_STICKY_CLASS: return "ROOT_STICKY_CLASS";
-    case JVMPI_GC_ROOT_THREAD_BLOCK: return "ROOT_THREAD_BLOCK";
-    case JVMPI_GC_ROOT_MONITOR_USED: return "ROOT_MONITOR_USED";
-    case JVMPI_GC_CLASS_DUMP: return "CLASS_DUMP";
-    case JVMPI_GC_INSTANCE_DUMP: return "INSTANCE_DUMP";
-    case JVMPI_GC_OBJ_ARRAY_DUMP: return "OBJ_ARRAY_DUMP";
-    case JVMPI_GC_PRIM_ARRAY_DUMP: return "PRIM_ARRAY_DUMP";
-    default: return "no record type";
-    }
-}
-
 static void report(sizer *s, const char *msg)
 {
     char prev[300] = "";
     if (s->n_records > 0)
         snprintf(prev, sizeof prev, "; the record before, at offset %zu: %s %s", s->prev_off,
-                 kind_name(s->level, s->prev_kind), s->prev_about);
+                 dr_kind_name(s->level, s->prev_kind), s->prev_about);
     E_FAIL("%s (%zu bytes): record %ld at offset %zu (%s %s): %s%s", s->what, s->r.n, s->n_records, s->rec_off,
-           kind_name(s->level, s->rec_kind), s->rec_about, msg, prev);
+           dr_kind_name(s->level, s->rec_kind), s->rec_about, msg, prev);
 }
 
-/* A record that does not have the length CLASS_LOAD predicts: fatal, with
- * the record (and the one before, which may be the culprit) named; the
- * rest of the dump cannot be framed. */
-__attribute__((format(printf, 2, 3)))
-static int bad(sizer *s, const char *fmt, ...)
+/* A record that is not as CLASS_LOAD and HotSpot 5.0 have it: fatal.  When
+ * its length is wrong (FRAMING) the rest of the dump cannot be framed and
+ * -1 stops the sizing; otherwise (keepgoing=1) it goes on. */
+__attribute__((format(printf, 3, 4)))
+static int flag(sizer *s, int framing, const char *fmt, ...)
 {
     char msg[600];
     va_list ap;
@@ -151,22 +132,11 @@ static int bad(sizer *s, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     report(s, msg);
-    return -1;
+    return framing ? -1 : 0;
 }
 
-/* A record of the right length that HotSpot 5.0 would not have written so:
- * fatal too, but with keepgoing=1 the sizing goes on. */
-__attribute__((format(printf, 2, 3)))
-static int unlike50(sizer *s, const char *fmt, ...)
-{
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    report(s, msg);
-    return 0;
-}
+#define bad(s, ...) flag((s), 1, __VA_ARGS__)
+#define unlike50(s, ...) flag((s), 0, __VA_ARGS__)
 
 static int need(sizer *s, size_t k, const char *part)
 {
@@ -551,16 +521,6 @@ static void dump_round(const char *why)
     e_say("dumps for %s done", why);
 }
 
-static void dumper(void *unused)
-{
-    for (int i = 0; i < dumps_wanted; i++) {
-        e_sleep_ms(dump_ms);
-        if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
-            return;
-        dump_round("the timer");
-    }
-}
-
 static void JNICALL notify(JVMPI_Event *ev)
 {
     if (!e_accept(ev))
@@ -579,9 +539,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         dump_round("DATA_DUMP_REQUEST");
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
-        if (dumps_wanted > 0 &&
-            e_pi->CreateSystemThread("e_dumpsize dumper", JVMPI_NORMAL_PRIORITY, dumper) != JNI_OK)
-            E_FAIL("CreateSystemThread in JVM_INIT_DONE failed");
+        e_timer_start("e_dumpsize dumper", dumps_wanted, dump_ms, dump_round);
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         pthread_mutex_lock(&lk);
