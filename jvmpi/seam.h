@@ -307,7 +307,8 @@ typedef struct seam_heap_root {
     jint kind;             /* JVMPI_GC_ROOT_* */
     jobjectID id;          /* the object (THREAD_BLOCK: the thread object) */
     jobjectID thread;      /* JNI_LOCAL, JAVA_FRAME, THREAD_BLOCK: the thread's ID; NULL if it has none */
-    jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none */
+    jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none;
+                            * the dump numbers frames from the outermost (jvmpi/heapdump.c) */
     jmethodID method;      /* that frame's method */
     jobject ref;           /* JNI_GLOBAL: the global reference; NULL when not known (made before VM init) */
 } seam_heap_root;

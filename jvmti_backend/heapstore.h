@@ -77,7 +77,7 @@ typedef struct {
     int32_t owner;      /* index of the referrer's obj_rec */
     uint8_t kind;
     uint8_t type;       /* JVMPI_CLASS for references (v.id holds the tag) */
-    int32_t index;      /* JVM TI field index, array index, constant pool index */
+    int32_t index;      /* JVM TI field index, array index */
     seam_heap_bits v;
 } fact;
 
