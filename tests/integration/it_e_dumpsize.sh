@@ -11,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
-e_class dumpsize-shapes e_dumpsize "dumps=1,dump_ms=1500,focus=E_D,objdumps=200" E_DumpShapes 6000
+e_class dumpsize-shapes e_dumpsize "dumps=1,dump_ms=1500,focus=E_D,objdumps=200" E_DumpShapes \
+  "$WORK/dumpsize-shapes.txt"
 # Each state's class was met in a level 2 dump and sized there.
 e_verdict dumpsize-shapes e_dumpsize 1000 '^dumps for the timer done' \
   '^class dump E_DsStatics: 2 interfaces, 0 constant pool entries, 13 statics' \

@@ -18,8 +18,9 @@ import java.lang.reflect.Array;
  *  - JDK classes from the CDS archive, and instances of them;
  *  - a thread blocked entering a monitor, with objects in its top frame
  *    (a stack that stays put, so its frame roots keep their frames).
- * Usage: E_DumpShapes [MS]: holds all that for MS milliseconds (default
- * 6000) while allocating a little, then prints "E_DumpShapes done".
+ * Usage: E_DumpShapes [FILE]: holds all that while allocating a little,
+ * until FILE (the agent's output) has a line "dumps for the timer done",
+ * 60 s at most; without FILE for 6 s.  Then prints "E_DumpShapes done".
  */
 public class E_DumpShapes {
     static Class<?> notLinked, linkedOnly, hidden;
@@ -30,7 +31,7 @@ public class E_DumpShapes {
     static volatile Object sink;
 
     public static void main(String[] args) throws Throwable {
-        long ms = args.length > 0 ? Long.parseLong(args[0]) : 6000;
+        java.nio.file.Path done = args.length > 0 ? java.nio.file.Path.of(args[0]) : null;
         ClassLoader app = E_DumpShapes.class.getClassLoader();
         notLinked = Class.forName("E_DsNotLinked", false, app);
         notLinkedArray = Array.newInstance(notLinked, 2);
@@ -59,13 +60,18 @@ public class E_DumpShapes {
             blocker.setDaemon(true);
             blocker.start();
             System.out.println("E_DumpShapes ready: " + hidden.getName());
-            long end = System.currentTimeMillis() + ms;
-            while (System.currentTimeMillis() < end) {
+            long end = System.currentTimeMillis() + (done != null ? 60000 : 6000);
+            while (System.currentTimeMillis() < end && !agentDone(done)) {
                 sink = new StringBuilder().append(end).append(s.i).toString();
                 Thread.sleep(10);
             }
         }
         System.out.println("E_DumpShapes done");
+    }
+
+    static boolean agentDone(java.nio.file.Path file) throws java.io.IOException {
+        return file != null && java.nio.file.Files.exists(file)
+                && java.nio.file.Files.readString(file).contains("\ndumps for the timer done");
     }
 
     static void blocked(Object lock, Object marker) {
