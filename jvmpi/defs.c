@@ -426,9 +426,6 @@ void defs_heap_snapshot(JNIEnv *env, const seam_heap_snapshot *snap)
         defs_object(env, c->signers, NULL);
         defs_object(env, c->domain, NULL);
         defs_object(env, c->name, NULL);
-        for (jint k = 0; k < c->num_constants; k++) {
-            define_value(env, c->constants[k].type, c->constants[k].v);
-        }
         define_fields(env, c->statics, c->num_statics);
     }
     for (int i = 0; i < snap->num_objects; i++) {

@@ -347,25 +347,11 @@ static void put_class_dump(wbuf *w, class_view *cv, const seam_heap_object *o, i
     for (jint i = 0; i < n_ifaces; i++) {
         put_ptr(w, i < hc->num_interfaces ? hc->interfaces[i] : NULL);
     }
-    jint n_cp = 0;
-    for (jint i = 0; i < hc->num_constants; i++) {
-        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(hc->constants[i].type)) {
-            n_cp++;
-        }
-    }
-    if (n_cp > 0xffff) {
-        n_cp = 0xffff;
-    }
-    put_u2(w, (unsigned)n_cp);
-    for (jint i = 0, written = 0; i < hc->num_constants && written < n_cp; i++) {
-        const seam_heap_constant *k = &hc->constants[i];
-        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(k->type)) {
-            put_u2(w, (unsigned)k->index);
-            put_u1(w, (unsigned)k->type);
-            put_value(w, k->type, k->v);
-            written++;
-        }
-    }
+    /* A constant pool count of 0, as HotSpot 5.0 wrote it: agents size this
+     * record from CLASS_LOAD alone (Sun's HPROF reads each entry as an
+     * index, a type and an object ID), and what JVM TI reports of a pool is
+     * only the references resolved so far. */
+    put_u2(w, 0);
     if (info != NULL) {
         put_field_list(w, cv, o->id, info->statics, info->num_statics, hc->statics, hc->num_statics, level);
     }
@@ -539,16 +525,20 @@ static bool thread_of(const thread_set *ts, jobjectID id, JNIEnv **env, int *tra
     return known;
 }
 
-/* Frame number of a root in its thread's trace: the walk's depth, if the
- * trace has that method there; -1 when the thread moved in between. */
+/* Frame number of a root, counted as HotSpot 5.0 counted it: the
+ * outermost frame is 1, the top one the thread's number of frames.  The
+ * walk's depth counts from the top: it is checked against the trace, and a
+ * root whose frame the trace does not show (the thread moved in between, or
+ * its trace was cut at MAX_TRACE_DEPTH) gets -1, as a root of no frame. */
 static uint32_t frame_number(const thread_set *ts, int trace, const seam_heap_root *r)
 {
     if (trace < 0 || r->depth < 0) {
         return (uint32_t)-1;
     }
     const JVMPI_CallTrace *t = &ts->traces[trace];
-    if (r->depth < t->num_frames && t->frames[r->depth].method_id == r->method) {
-        return (uint32_t)r->depth;
+    if (r->depth < t->num_frames && t->num_frames < MAX_TRACE_DEPTH &&
+        t->frames[r->depth].method_id == r->method) {
+        return (uint32_t)(t->num_frames - r->depth);
     }
     LOG_DEBUG("heap dump: root %p at depth %d of thread %p: the trace differs there; frame -1", (void *)r->id,
               (int)r->depth, (void *)t->env_id);
@@ -627,13 +617,22 @@ static int by_depth(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* Whether a class is an array class, as its CLASS_LOAD said. */
+static bool is_array_class(class_view *cv, jobjectID id)
+{
+    const seam_class_info *info = class_info(cv, id);
+    return info != NULL ? info->array_type != JVMPI_NORMAL_OBJECT : ids_array_type(seam_tag_from_id(id)) != 0;
+}
+
 /* Class dumps first, supers before their subclasses, so that a reader meets
- * every class before its instances; then everything else in walk order. */
+ * every class before its instances; then everything else in walk order.
+ * Array classes get no class dump, as in HotSpot 5.0: CLASS_LOAD gave them
+ * no fields, and their arrays name their element class. */
 static void put_objects(wbuf *w, class_view *cv, const seam_heap_snapshot *snap, int level)
 {
     int n_classes = 0;
     for (int i = 0; i < snap->num_objects; i++) {
-        n_classes += snap->objects[i].kind == SEAM_HEAP_CLASS;
+        n_classes += snap->objects[i].kind == SEAM_HEAP_CLASS && !is_array_class(cv, snap->objects[i].id);
     }
     class_order *order = calloc((size_t)n_classes + 1, sizeof *order);
     if (order == NULL) {
@@ -641,8 +640,8 @@ static void put_objects(wbuf *w, class_view *cv, const seam_heap_snapshot *snap,
         return;
     }
     int k = 0;
-    for (int i = 0; i < snap->num_objects; i++) {
-        if (snap->objects[i].kind == SEAM_HEAP_CLASS) {
+    for (int i = 0; i < snap->num_objects && k < n_classes; i++) {
+        if (snap->objects[i].kind == SEAM_HEAP_CLASS && !is_array_class(cv, snap->objects[i].id)) {
             order[k].depth = class_depth(cv, snap->objects[i].id);
             order[k].pos = i;
             k++;
@@ -788,7 +787,13 @@ jint heapdump_request_object(jobjectID id)
     seam_heap_snapshot snap;
     memset(&snap, 0, sizeof snap);
     if (!seam_heap_snapshot_take(env, id, SEAM_HEAP_VALUES, &snap)) {
-        LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+        /* An object that died since: its OBJECT_FREE may still be on its
+         * way, so the agent asked in good faith (as for OBJECT_ALLOC). */
+        if (ids_was_issued(seam_tag_from_id(id))) {
+            LOG_DEBUG("%s: the object of %p is gone", call, (void *)id);
+        } else {
+            LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+        }
         gc_enable();
         return JVMPI_FAIL;
     }

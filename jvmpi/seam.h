@@ -270,13 +270,6 @@ typedef struct seam_heap_field {
     seam_heap_bits v;
 } seam_heap_field;
 
-/* A resolved constant pool entry (a String or a class): type JVMPI_CLASS. */
-typedef struct seam_heap_constant {
-    jint index;
-    jint type;
-    seam_heap_bits v;
-} seam_heap_constant;
-
 typedef struct seam_heap_class {
     jobjectID id;
     jobjectID super;            /* NULL for java.lang.Object and for interfaces */
@@ -286,8 +279,6 @@ typedef struct seam_heap_class {
     jobjectID element;          /* arrays of references: the element class */
     jint num_interfaces;        /* direct interfaces, as CLASS_LOAD counts them */
     jobjectID *interfaces;
-    jint num_constants;
-    seam_heap_constant *constants;   /* by increasing index */
     jint num_statics;           /* entries in statics; static fields without one are null/0 */
     seam_heap_field *statics;   /* decl is the class itself */
 } seam_heap_class;
@@ -316,7 +307,8 @@ typedef struct seam_heap_root {
     jint kind;             /* JVMPI_GC_ROOT_* */
     jobjectID id;          /* the object (THREAD_BLOCK: the thread object) */
     jobjectID thread;      /* JNI_LOCAL, JAVA_FRAME, THREAD_BLOCK: the thread's ID; NULL if it has none */
-    jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none */
+    jint depth;            /* JNI_LOCAL, JAVA_FRAME: the frame's depth (0 = top) at the walk, -1 none;
+                            * the dump numbers frames from the outermost (jvmpi/heapdump.c) */
     jmethodID method;      /* that frame's method */
     jobject ref;           /* JNI_GLOBAL: the global reference; NULL when not known (made before VM init) */
 } seam_heap_root;

@@ -32,12 +32,6 @@ static int by_class_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int by_constant_index(const void *a, const void *b)
-{
-    const seam_heap_constant *x = a, *y = b;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* For each record, its first run in the sorted runs (-1: no facts). */
 static int32_t *index_runs(walk *w)
 {
@@ -154,16 +148,14 @@ static bool fill_class(klasses *ks, int32_t *first_run, jlong tag, int32_t rec, 
         return true;
     }
     hc->name = cached_name(ks, fieldmap_klass_of(ks, tag)->cls);
-    jint n_ifaces = 0, n_constants = 0, n_statics = 0;
+    jint n_ifaces = 0, n_statics = 0;
     FOR_FACTS(w, first_run, rec, f) {
         n_ifaces += f->kind == F_INTERFACE;
-        n_constants += f->kind == F_CONSTANT;
         n_statics += f->kind == F_STATIC;
     }
     hc->interfaces = heapstore_arena_calloc(&w->mem, (size_t)n_ifaces + 1, sizeof *hc->interfaces);
-    hc->constants = heapstore_arena_calloc(&w->mem, (size_t)n_constants + 1, sizeof *hc->constants);
     hc->statics = heapstore_arena_calloc(&w->mem, (size_t)n_statics + 1, sizeof *hc->statics);
-    if (hc->interfaces == NULL || hc->constants == NULL || hc->statics == NULL) {
+    if (hc->interfaces == NULL || hc->statics == NULL) {
         return false;
     }
     if (n_statics > 0) {
@@ -175,16 +167,6 @@ static bool fill_class(klasses *ks, int32_t *first_run, jlong tag, int32_t rec, 
         case F_SIGNERS: hc->signers = ref_id(w, f->v.id); break;
         case F_DOMAIN: hc->domain = ref_id(w, f->v.id); break;
         case F_INTERFACE: hc->interfaces[hc->num_interfaces++] = ref_id(w, f->v.id); break;
-        case F_CONSTANT: {
-            jobjectID to = ref_id(w, f->v.id);
-            if (to != NULL) {
-                seam_heap_constant *c = &hc->constants[hc->num_constants++];
-                c->index = f->index;
-                c->type = f->type;
-                c->v.id = to;
-            }
-            break;
-        }
         case F_STATIC: {
             const field_key *key = fieldmap_field_of(k, f->index);
             if (key == NULL || !key->is_static || key->decl != tag) {
@@ -201,7 +183,6 @@ static bool fill_class(klasses *ks, int32_t *first_run, jlong tag, int32_t rec, 
         default: break;
         }
     }
-    qsort(hc->constants, (size_t)hc->num_constants, sizeof *hc->constants, by_constant_index);
     return true;
 }
 

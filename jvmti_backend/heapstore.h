@@ -71,13 +71,13 @@ typedef struct {
 } obj_rec;
 
 /* References and primitive values, as JVM TI numbers them. */
-enum { F_FIELD, F_STATIC, F_ELEMENT, F_LOADER, F_SIGNERS, F_DOMAIN, F_INTERFACE, F_CONSTANT };
+enum { F_FIELD, F_STATIC, F_ELEMENT, F_LOADER, F_SIGNERS, F_DOMAIN, F_INTERFACE };
 
 typedef struct {
     int32_t owner;      /* index of the referrer's obj_rec */
     uint8_t kind;
     uint8_t type;       /* JVMPI_CLASS for references (v.id holds the tag) */
-    int32_t index;      /* JVM TI field index, array index, constant pool index */
+    int32_t index;      /* JVM TI field index, array index */
     seam_heap_bits v;
 } fact;
 

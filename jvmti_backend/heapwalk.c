@@ -147,11 +147,6 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT:
         heapstore_add_fact(w, owner, F_ELEMENT, JVMPI_CLASS, info->array.index, v);
         break;
-    case JVMTI_HEAP_REFERENCE_CONSTANT_POOL:
-        if (tag != 0) {
-            heapstore_add_fact(w, owner, F_CONSTANT, JVMPI_CLASS, info->constant_pool.index, v);
-        }
-        break;
     case JVMTI_HEAP_REFERENCE_CLASS_LOADER:
         heapstore_add_fact(w, owner, F_LOADER, JVMPI_CLASS, 0, v);
         break;
@@ -166,7 +161,8 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         break;
     default:
         /* CLASS: the object's class is in its record; SUPERCLASS: read
-         * after the walk, JVM TI leaves out java.lang.Object. */
+         * after the walk, JVM TI leaves out java.lang.Object; CONSTANT_POOL:
+         * class dumps have no pool entries (jvmpi/heapdump.c). */
         break;
     }
     return w->failed ? JVMTI_VISIT_ABORT : follow;

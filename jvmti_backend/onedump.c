@@ -10,8 +10,8 @@
  * time in proportion to the object, and records them exactly as the walk's
  * callbacks do: under JVM TI's field indexes (fieldmap.c), referents by
  * their IDs (given one if they have none, as the walk does), null
- * references left out.  Class objects keep the walk: their constant pool,
- * loader and statics are what JVM TI's reference kinds describe.
+ * references left out.  Class objects keep the walk: their loader and
+ * statics are what JVM TI's reference kinds describe.
  */
 #include "onedump.h"
 

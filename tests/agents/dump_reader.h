@@ -70,8 +70,7 @@ typedef struct {
     const void *loader, *signers, *domain, *name_str, *reserved;
     int n_ifaces;
     size_t ifaces;
-    unsigned n_cp;
-    size_t cp;
+    unsigned n_cp;      /* always 0 once read */
 } dr_rec;
 
 typedef struct {
@@ -369,21 +368,13 @@ static inline int dr_parse_class(dr_dump *d, const dr_ops *ops, dr_rec *r, size_
     if (dr_need(d, p, (size_t)k.num_interfaces * DR_PTR + 2, r->off, "class dump interfaces + pool count"))
         return -1;
     p += (size_t)k.num_interfaces * DR_PTR;
+    /* HotSpot 5.0 wrote no constant pool entries; agents size this record
+     * from CLASS_LOAD alone and cannot size an entry of a number. */
     r->n_cp = dr_u2(d, p);
     p += 2;
-    r->cp = p;
-    for (unsigned i = 0; i < r->n_cp; i++) {
-        if (dr_need(d, p, 3, r->off, "constant pool entry"))
-            return -1;
-        unsigned ty = dr_u1(d, p + 2);
-        size_t sz = dr_ty_size(ty);
-        if (!sz)
-            return dr_error(d, p + 2, "class %s: constant pool entry %u (index %u) has type %u, no type code",
-                            k.name ? k.name : "?", i, dr_u2(d, p), ty);
-        if (dr_need(d, p + 3, sz, r->off, "constant pool value"))
-            return -1;
-        p += 3 + sz;
-    }
+    if (r->n_cp != 0)
+        return dr_error(d, p - 2, "class %s: a constant pool of %u entries, where HotSpot 5.0 wrote none",
+                        k.name ? k.name : "?", r->n_cp);
     r->data = p;
     r->has_data = 1;
     for (int i = 0; i < k.n_statics; i++) {
@@ -743,16 +734,9 @@ static inline int dr_each_id(const dr_dump *d, const dr_ops *ops, dr_id_cb cb, v
             DR_CB(DR_REF, r->name_str);
             for (int k = 0; k < r->n_ifaces; k++)
                 DR_CB(DR_CLASS, dr_id(d, r->ifaces + (size_t)k * DR_PTR));
-            size_t p = r->cp;
-            for (unsigned k = 0; k < r->n_cp; k++) {
-                unsigned ty = dr_u1(d, p + 2);
-                if (ty == JVMPI_NORMAL_OBJECT || ty == JVMPI_CLASS)
-                    DR_CB(DR_REF, dr_id(d, p + 3));
-                p += 3 + dr_ty_size(ty);
-            }
             dr_class k;
             if (ops->class_of(ops->ctx, r->id, &k)) {
-                p = r->data;
+                size_t p = r->data;
                 for (int s = 0; s < k.n_statics; s++) {
                     const char *sig = k.statics[s].field_signature;
                     if (!dr_present(d->level, sig))

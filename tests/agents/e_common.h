@@ -196,6 +196,43 @@ static inline void e_sleep_ms(long ms)
         ;
 }
 
+/* ---- a timer: an agent's system thread that calls f("the timer") n times,
+ * the first ms milliseconds after it starts, then every ms, until
+ * JVM_SHUT_DOWN.  One per agent. */
+typedef struct {
+    int n;
+    long ms;
+    void (*f)(const char *why);
+} e_timer_job;
+
+static inline e_timer_job *e_timer_of_agent(void)
+{
+    static e_timer_job job;
+    return &job;
+}
+
+static inline void e_timer_main(void *unused)
+{
+    (void)unused;
+    const e_timer_job *job = e_timer_of_agent();
+    for (int i = 0; i < job->n; i++) {
+        e_sleep_ms(job->ms);
+        if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
+            return;
+        job->f("the timer");
+    }
+}
+
+/* From JVM_INIT_DONE on (CreateSystemThread needs it). */
+static inline void e_timer_start(const char *thread_name, int n, long ms, void (*f)(const char *why))
+{
+    if (n <= 0)
+        return;
+    *e_timer_of_agent() = (e_timer_job){n, ms, f};
+    if (e_pi->CreateSystemThread((char *)thread_name, JVMPI_NORMAL_PRIORITY, e_timer_main) != JNI_OK)
+        E_FAIL("CreateSystemThread(%s) failed", thread_name);
+}
+
 /* ---- a map from non-NULL pointers to pointers; callers lock ------------------
  * Open addressing.  Deleting leaves a tombstone and never allocates, so it may
  * be done in an OBJECT_FREE handler (thread suspended mode: no malloc). */

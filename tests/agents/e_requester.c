@@ -386,15 +386,6 @@ static void heap_dump(const char *why)
         e_say("heap dump for %s done", why);
 }
 
-static void dumper(void *unused)
-{
-    for (int i = 0; i < dumps_wanted; i++) {
-        e_sleep_ms(dump_ms);
-        if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
-            return;
-        heap_dump("the timer");
-    }
-}
 
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
@@ -435,9 +426,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         e_threads_init_done();
-        if (dumps_wanted > 0 &&
-            e_pi->CreateSystemThread("e_requester dumper", JVMPI_NORMAL_PRIORITY, dumper) != JNI_OK)
-            E_FAIL("CreateSystemThread in JVM_INIT_DONE failed");
+        e_timer_start("e_requester dumper", dumps_wanted, dump_ms, heap_dump);
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         pthread_mutex_lock(&lk);

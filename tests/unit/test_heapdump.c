@@ -18,6 +18,7 @@
 
 #include "classes.h"
 #include "fake_backend.h"
+#include "stderr_capture.h"
 #include "gc.h"
 #include "interface.h"
 #include "layer.h"
@@ -181,10 +182,9 @@ static void define_classes(void)
 
 static seam_heap_field node1_fields[8];
 static jobjectID iface_list[1];
-static seam_heap_constant node_constants[2];
 static seam_heap_field node_statics[2];
 static seam_heap_class snap_classes[5];
-static seam_heap_object snap_objects[7];
+static seam_heap_object snap_objects[8];
 static seam_heap_root snap_roots[10];
 static jobjectID nodes_elements[3];
 static const jint ints[2] = {1, -2};
@@ -238,8 +238,6 @@ static void build_snapshot(void)
     v.b = -128;
     node1_fields[7] = field(C_NODE, 7, JVMPI_BYTE, v);
 
-    node_constants[0] = (seam_heap_constant){3, JVMPI_CLASS, bits_id(OBJ_ID(52))};
-    node_constants[1] = (seam_heap_constant){7, JVMPI_CLASS, bits_id(C_BASE)};
     /* "pi" (slot 2) has no entry: 0.0f */
     node_statics[0] = field(C_NODE, 1, JVMPI_CLASS, bits_id(OBJ_ID(10)));
     node_statics[1] = field(C_NODE, 0, JVMPI_INT, bits_i(42));
@@ -256,8 +254,6 @@ static void build_snapshot(void)
                                         .instance_size = 48,
                                         .num_interfaces = 1, /* CLASS_LOAD says 2 */
                                         .interfaces = iface_list,
-                                        .num_constants = 2,
-                                        .constants = node_constants,
                                         .num_statics = 2,
                                         .statics = node_statics};
     snap_classes[3] = (seam_heap_class){.id = C_NODES, .super = C_OBJECT, .element = C_NODE};
@@ -280,6 +276,8 @@ static void build_snapshot(void)
                                          .count = 2, .elem_type = JVMPI_INT, .u.values = ints};
     snap_objects[5] = (seam_heap_object){.id = C_BASE, .kind = SEAM_HEAP_CLASS};
     snap_objects[6] = (seam_heap_object){.id = OBJ_ID(11), .class_id = C_NODE, .kind = SEAM_HEAP_INSTANCE};
+    /* an array class: no class dump at levels 1 and 2 */
+    snap_objects[7] = (seam_heap_object){.id = C_NODES, .kind = SEAM_HEAP_CLASS};
 
     memset(snap_roots, 0, sizeof snap_roots);
     snap_roots[0] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JNI_GLOBAL, .id = OBJ_ID(10), .depth = -1};
@@ -303,7 +301,7 @@ static void build_snapshot(void)
 
     fake.heap_snapshot = (seam_heap_snapshot){.num_roots = 10,
                                               .roots = snap_roots,
-                                              .num_objects = 7,
+                                              .num_objects = 8,
                                               .objects = snap_objects,
                                               .num_classes = 5,
                                               .classes = snap_classes};
@@ -316,10 +314,11 @@ static void want_roots(void)
     w_u1(JVMPI_GC_ROOT_JNI_GLOBAL);
     w_ptr(OBJ_ID(10));
     w_ptr(NULL);
+    /* frames counted from the outermost (1) to the top (3 here) */
     w_u1(JVMPI_GC_ROOT_JNI_LOCAL);
     w_ptr(OBJ_ID(11));
     w_ptr(ENV_MAIN);
-    w_u4(1);
+    w_u4(2);
     w_u1(JVMPI_GC_ROOT_JAVA_FRAME);
     w_ptr(OBJ_ID(20));
     w_ptr(ENV_MAIN);
@@ -327,7 +326,7 @@ static void want_roots(void)
     w_u1(JVMPI_GC_ROOT_JAVA_FRAME);
     w_ptr(OBJ_ID(21));
     w_ptr(ENV(1));
-    w_u4(0);
+    w_u4(3);
     w_u1(JVMPI_GC_ROOT_STICKY_CLASS);
     w_ptr(C_OBJECT);
     w_u1(JVMPI_GC_ROOT_THREAD_BLOCK);
@@ -376,13 +375,7 @@ static void want_class_node(int level)
     want_class_head(C_NODE, C_BASE, OBJ_ID(50), OBJ_ID(53), OBJ_ID(51), OBJ_ID(52), 48);
     w_ptr(C_IFACE);
     w_ptr(NULL); /* CLASS_LOAD counts 2 interfaces */
-    w_u2(2);
-    w_u2(3);
-    w_u1(JVMPI_CLASS);
-    w_ptr(OBJ_ID(52));
-    w_u2(7);
-    w_u1(JVMPI_CLASS);
-    w_ptr(C_BASE);
+    w_u2(0);     /* no constant pool entries, as in HotSpot 5.0 */
     /* statics in CLASS_LOAD order: count I, root LNode;, pi F */
     if (level == 2) {
         w_u4(42);
@@ -632,6 +625,8 @@ START_TEST(test_heap_dump_level0)
     w_ptr(C_BASE);
     w_u1(JVMPI_NORMAL_OBJECT);
     w_ptr(OBJ_ID(11));
+    w_u1(JVMPI_NORMAL_OBJECT);
+    w_ptr(C_NODES);
     assert_bytes();
 }
 END_TEST
@@ -791,6 +786,19 @@ START_TEST(test_object_dump_class)
 }
 END_TEST
 
+/* An array class asked for by itself: its class dump, sized by its
+ * CLASS_LOAD (no interfaces, no statics). */
+START_TEST(test_object_dump_array_class)
+{
+    object_snapshot(&snap_objects[7]);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, C_NODES), JVMPI_SUCCESS);
+    want_len = 0;
+    want_class_head(C_NODES, C_OBJECT, NULL, NULL, NULL, NULL, 0);
+    w_u2(0);
+    assert_object_event(C_NODES);
+}
+END_TEST
+
 START_TEST(test_object_dump_arrays)
 {
     object_snapshot(&snap_objects[2]);
@@ -821,6 +829,25 @@ START_TEST(test_object_dump_unknown)
 }
 END_TEST
 
+/* An ID the layer gave to an object that has died since (its OBJECT_FREE
+ * may still be on its way) fails without a line; a made-up one is an error. */
+START_TEST(test_object_dump_gone)
+{
+    fake.heap_snapshot_fails = true;
+    jobjectID gone = seam_id_from_tag(ids_next_object(16, seam_tag_from_id(C_NODE)));
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, gone), JVMPI_FAIL);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer:"), 0);
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, OBJ_ID(99)), JVMPI_FAIL);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error:"), 1);
+    ck_assert_int_eq(got.count, 0);
+}
+END_TEST
+
 static Suite *heapdump_suite(void)
 {
     Suite *s = suite_create("heapdump");
@@ -842,7 +869,9 @@ static Suite *heapdump_suite(void)
     tcase_add_test(tc, test_object_dump_instance);
     tcase_add_test(tc, test_object_dump_class);
     tcase_add_test(tc, test_object_dump_arrays);
+    tcase_add_test(tc, test_object_dump_array_class);
     tcase_add_test(tc, test_object_dump_unknown);
+    tcase_add_test(tc, test_object_dump_gone);
     suite_add_tcase(s, tc);
     return s;
 }

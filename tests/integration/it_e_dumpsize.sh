@@ -1,0 +1,30 @@
+#!/bin/bash
+# e_dumpsize (tests/agents/e_dumpsize.c): an agent that sizes every record of
+# every heap dump (levels 0, 1 and 2) and of OBJECT_DUMP from CLASS_LOAD's
+# lists alone, as Sun's HPROF did, and aborts at the first record whose length
+# disagrees; it also wants HotSpot 5.0's frame numbers in frame roots and no
+# class dump of an array class.
+# Runs: E_DumpShapes, whose heap holds a class loaded but not linked, one
+# linked but not initialized, a hidden class, classes with fields of every
+# type and interfaces with constants, arrays of each, the primitive types'
+# Class objects and CDS-archived JDK classes; then javac on 60 java.util files.
+. "$(dirname "$0")/lib.sh"
+. "$SOURCE_DIR/tests/agents/e_run.sh"
+
+e_class dumpsize-shapes e_dumpsize "dumps=1,dump_ms=1500,focus=E_D,objdumps=200" E_DumpShapes \
+  "$WORK/dumpsize-shapes.txt"
+# Each state's class was met in a level 2 dump and sized there.
+e_verdict dumpsize-shapes e_dumpsize 1000 '^dumps for the timer done' \
+  '^class dump E_DsStatics: 2 interfaces, 0 constant pool entries, 13 statics' \
+  '^class dump E_DsMore: 1 interfaces, 0 constant pool entries, 4 statics' \
+  '^class dump E_DsConsts: 0 interfaces, 0 constant pool entries, 8 statics' \
+  '^class dump E_DsLinkedOnly: ' '^class dump E_DsHiddenSrc[./]' '^class dump E_DumpShapes: ' \
+  '^level 2 heap dump .*(\(9\|[1-9][0-9][0-9]*\) of java.lang.Class)'
+if grep -q '^class dump E_DsNotLinked:' "$WORK/dumpsize-shapes.txt" 2>/dev/null; then
+  E_PROBLEMS+=("dumpsize-shapes: E_DsNotLinked, never linked, has a class dump (it can have had no CLASS_LOAD)")
+fi
+
+e_javac dumpsize-javac e_dumpsize "dumps=1,dump_ms=2500,objdumps=150" 60
+e_verdict dumpsize-javac e_dumpsize 10000 '^dumps for the timer done'
+
+e_finish
