@@ -871,17 +871,23 @@ START_TEST(test_call_trace)
 }
 END_TEST
 
+/* JDK 5.0 answered RUNNABLE for whatever it could not tell about, never
+ * -1 (JVMPI_FAIL), whose bits an agent reads as SUSPENDED, INTERRUPTED
+ * and every state at once. */
 START_TEST(test_thread_status)
 {
     fake_thread(ENV_MAIN, THREAD_ID(0), "main");
-    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_FAIL); /* before VM init */
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE); /* before VM init */
     go_live();
     fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED;
     ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
-    ck_assert_int_eq(pi->GetThreadStatus(NULL), JVMPI_FAIL);
-    ck_assert_int_eq(pi->GetThreadStatus(ENV(9)), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(NULL), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(9)), JVMPI_THREAD_RUNNABLE);
+    /* known, but not started yet or exiting as far as the VM goes */
+    fake.thread_status = JVMPI_FAIL;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE);
     layer_thread_ended(ENV_MAIN);
-    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE);
 }
 END_TEST
 
@@ -907,9 +913,9 @@ START_TEST(test_thread_status_suspended)
     /* another thread is not suspended: the VM's view, bits as they are */
     fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED;
     ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED);
-    /* a suspended thread the VM no longer has */
+    /* a suspended thread the VM no longer runs: still as at its suspension */
     fake.thread_status = JVMPI_FAIL;
-    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
     pi->ResumeThread(ENV(1));
     fake.thread_status = JVMPI_THREAD_RUNNABLE;
     ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
@@ -960,17 +966,20 @@ START_TEST(test_ended_thread_quiet)
     jobjectID obj = pi->GetThreadObject(ENV(1));
     stderr_capture_end(&c);
     ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
-    ck_assert_int_eq(status, JVMPI_FAIL);
+    /* JDK 5.0's answers for a thread it no longer had: RUNNABLE, JVMDI's
+     * INVALID_THREAD (10) in the lists */
+    ck_assert_int_eq(status, JVMPI_THREAD_RUNNABLE);
     ck_assert_int_eq(tr.num_frames, 0);
     ck_assert_ptr_null(tls);
     ck_assert_int_eq(ran, JNI_FALSE);
-    ck_assert_int_eq(sres[0], JVMPI_FAIL);
-    ck_assert_int_eq(rres[0], JVMPI_FAIL);
+    ck_assert_int_eq(sres[0], 10);
+    ck_assert_int_eq(rres[0], 10);
     ck_assert_ptr_null(obj);
     ck_assert_ptr_null(fake.trace_handle);
     ck_assert_int_eq(fake.suspend_calls + fake.resume_calls, 0);
 
-    /* never a thread: each call says so */
+    /* never a thread: each call says so, but for the thread-local storage
+     * ones, which are made from signal handlers */
     tr = (JVMPI_CallTrace){ENV(9), 42, frames};
     stderr_capture_begin(&c);
     pi->GetThreadStatus(ENV(9));
@@ -983,8 +992,8 @@ START_TEST(test_ended_thread_quiet)
     pi->GetThreadStatus(NULL);
     pi->GetThreadLocalStorage(NULL);
     stderr_capture_end(&c);
-    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: "), 9);
-    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 9);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: "), 6);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 6);
 
     /* the VM gives the JNIEnv to a new thread: that one answers */
     start_thread(ENV(1), THREAD_ID(3), "reuser");
@@ -1000,6 +1009,7 @@ END_TEST
 START_TEST(test_suspend_resume_bad)
 {
     go_live();
+    start_thread(ENV(1), THREAD_ID(1), "other");
     pi->SuspendThread(NULL);
     pi->SuspendThread(ENV(9));
     pi->ResumeThread(NULL);
@@ -1011,7 +1021,7 @@ START_TEST(test_suspend_resume_bad)
     pi->SuspendThreadList(2, NULL, results);
     pi->ResumeThreadList(2, NULL, results);
     ck_assert_int_eq(results[0], 77);
-    JNIEnv *list[3] = {ENV_MAIN, ENV(9), NULL};
+    JNIEnv *list[3] = {ENV(1), ENV(9), NULL};
     pi->SuspendThreadList(3, list, NULL);
     pi->SuspendThreadList(-1, list, results);
     pi->SuspendThreadList(0, NULL, NULL);
@@ -1019,58 +1029,131 @@ START_TEST(test_suspend_resume_bad)
     ck_assert_int_eq(results[0], 77);
     ck_assert_int_eq(fake.suspend_calls, 0);
 
-    /* a list with one known thread: only it is suspended */
+    /* a list with one known thread: only it is suspended; the others get
+     * JVMDI's INVALID_THREAD (10), as on JDK 5.0 */
     pi->SuspendThreadList(3, list, results);
     ck_assert_int_eq(results[0], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[1], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[2], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], 10);
+    ck_assert_int_eq(results[2], 10);
     ck_assert_int_eq(fake.suspend_calls, 1);
-    ck_assert_ptr_eq(fake.suspend_handle, ENV_MAIN);
+    ck_assert_ptr_eq(fake.suspend_handle, ENV(1));
     results[0] = results[1] = results[2] = 77;
     pi->ResumeThreadList(3, list, results);
     ck_assert_int_eq(results[0], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[1], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[2], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], 10);
+    ck_assert_int_eq(results[2], 10);
     ck_assert_int_eq(fake.resume_calls, 1);
 
-    pi->SuspendThread(ENV_MAIN);
-    pi->ResumeThread(ENV_MAIN);
+    pi->SuspendThread(ENV(1));
+    pi->ResumeThread(ENV(1));
     ck_assert_int_eq(fake.suspend_calls, 2);
     ck_assert_int_eq(fake.resume_calls, 2);
 }
 END_TEST
 
+/* A thread the VM starts for itself, as the backend records the layer's own. */
+static void do_start_internal(void *arg)
+{
+    java_thread_job *j = arg;
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.env = j->env;
+    info.id = j->id;
+    info.handle = j->env;
+    info.name = strdup(j->name);
+    info.internal = true;
+    layer_thread_started(&info);
+}
+
+/* JDK 5.0's SuspendThread and the list functions: the caller is never
+ * suspended (HPROF suspends every thread on its list, itself included, and
+ * must go on to resume them), nor a thread twice, nor one the VM does not
+ * run; results are JVMDI's codes: 0, INVALID_THREAD (10), THREAD_SUSPENDED
+ * (14).  A hidden thread answers 0 and runs on. */
+START_TEST(test_suspend_as_jdk5)
+{
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "one");
+    start_thread(ENV(2), THREAD_ID(2), "two");
+    start_thread(ENV(3), THREAD_ID(3), "gone");
+    end_thread(ENV(3), THREAD_ID(3));
+    java_thread_job hidden = {ENV(5), THREAD_ID(5), "hidden", do_start_internal};
+    run_as(&hidden);
+
+    pi->SuspendThread(ENV_MAIN); /* the caller: returns at once */
+    ck_assert_int_eq(fake.suspend_calls, 0);
+    pi->SuspendThread(ENV(1));
+    pi->SuspendThread(ENV(1)); /* again: nothing */
+    ck_assert_int_eq(fake.suspend_calls, 1);
+
+    JNIEnv *list[7] = {ENV(1), ENV(2), ENV_MAIN, NULL, ENV(9), ENV(3), ENV(5)};
+    jint results[7] = {77, 77, 77, 77, 77, 77, 77};
+    pi->SuspendThreadList(7, list, results);
+    static const jint want[7] = {14, 0, 10, 10, 10, 10, 0};
+    for (int i = 0; i < 7; i++) {
+        ck_assert_msg(results[i] == want[i], "SuspendThreadList: results[%d] is %d, not %d", i, (int)results[i],
+                      (int)want[i]);
+    }
+    ck_assert_int_eq(fake.suspend_calls, 2);
+    ck_assert_ptr_eq(fake.suspend_handle, ENV(2));
+
+    /* not started yet, or exiting, as the VM sees it */
+    start_thread(ENV(4), THREAD_ID(4), "leaving");
+    fake.thread_status = JVMPI_FAIL;
+    JNIEnv *leaving = ENV(4);
+    jint r = 77;
+    pi->SuspendThreadList(1, &leaving, &r);
+    ck_assert_int_eq(r, 10);
+    pi->SuspendThread(ENV(4));
+    ck_assert_int_eq(fake.suspend_calls, 2);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+
+    /* resumed: whatever JVMPI suspended; 0 for every live thread, 10 else */
+    JNIEnv *rlist[5] = {ENV(1), ENV(2), ENV_MAIN, NULL, ENV(9)};
+    pi->ResumeThreadList(5, rlist, results);
+    static const jint rwant[5] = {0, 0, 0, 10, 10};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_msg(results[i] == rwant[i], "ResumeThreadList: results[%d] is %d, not %d", i, (int)results[i],
+                      (int)rwant[i]);
+    }
+    ck_assert_int_eq(fake.resume_calls, 2);
+    /* and can be suspended again */
+    pi->SuspendThreadList(1, list, results);
+    ck_assert_int_eq(results[0], 0);
+    ck_assert_int_eq(fake.suspend_calls, 3);
+    pi->ResumeThread(ENV(1));
+    ck_assert_int_eq(fake.resume_calls, 3);
+}
+END_TEST
+
+/* JDK 5.0 could not tell whether a thread had run since its last
+ * suspension: it said yes for every live thread, CPU used or not. */
 START_TEST(test_thread_has_run)
 {
     go_live();
     start_thread(ENV(1), THREAD_ID(1), "sampled");
-    /* nothing to compare with yet: assumed to have run */
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     fake.cpu_time = 1000;
     pi->SuspendThread(ENV(1));
     ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     pi->ResumeThread(ENV(1));
-    /* no CPU used between two suspensions */
-    pi->SuspendThread(ENV(1));
-    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
-    pi->ResumeThread(ENV(1));
-    /* CPU used */
-    fake.cpu_time = 5000;
+    /* no CPU used between two suspensions: yes all the same */
     pi->SuspendThread(ENV(1));
     ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     pi->ResumeThread(ENV(1));
-    pi->SuspendThread(ENV(1));
-    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
-    pi->ResumeThread(ENV(1));
+    ck_assert_int_eq(pi->ThreadHasRun(ENV_MAIN), JNI_TRUE);
 
     ck_assert_int_eq(pi->ThreadHasRun(NULL), JNI_FALSE);
     ck_assert_int_eq(pi->ThreadHasRun(ENV(9)), JNI_FALSE);
+    end_thread(ENV(1), THREAD_ID(1));
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
 }
 END_TEST
 
 /* A virtual thread (JDK 21+): recorded on the carrier that starts it, it
  * gets a handle of its own; while mounted, whatever its carrier sends
  * carries that handle, and its storage and status follow it to another
- * carrier; ThreadHasRun tells from its mounts. */
+ * carrier. */
 static thread_rec *vt;
 static jobject vt_ref(int i) { return (jobject)(uintptr_t)(0x7000 + i); }
 
@@ -1160,10 +1243,7 @@ START_TEST(test_virtual_thread)
     ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_THREAD_CONDVAR_WAIT);
     pi->SuspendThread(handle);
     ck_assert_ptr_eq(fake.suspend_handle, (void *)(uintptr_t)0x6666);
-    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE); /* nothing to compare with */
-    pi->ResumeThread(handle);
-    pi->SuspendThread(handle);
-    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_FALSE); /* stayed off its carriers */
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE); /* live: JDK 5.0 said so for every live thread */
     pi->ResumeThread(handle);
     java_thread_job second = {ENV(7), THREAD_ID(7), NULL, vt_on_second_carrier};
     run_as(&second);
@@ -1180,7 +1260,7 @@ START_TEST(test_virtual_thread)
     ck_assert_ptr_eq(evs[4].env_id, handle);
     ck_assert_ptr_eq(evs[4].thread_env, handle);
     ck_assert_ptr_eq(evs[5].env_id, ENV(7)); /* the carrier is itself again */
-    ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_FAIL);
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_FALSE); /* ended */
 }
 END_TEST
 
@@ -1526,6 +1606,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_thread_status_suspended);
     tcase_add_test(tc, test_ended_thread_quiet);
     tcase_add_test(tc, test_suspend_resume_bad);
+    tcase_add_test(tc, test_suspend_as_jdk5);
     tcase_add_test(tc, test_thread_has_run);
     tcase_add_test(tc, test_virtual_thread);
     tcase_add_test(tc, test_create_system_thread);
