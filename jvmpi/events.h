@@ -95,8 +95,12 @@ void events_define_caller(JNIEnv *env);
 void events_quiet_begin(void);
 void events_quiet_end(void);
 
+/* Called by the thread about to deliver JVM_SHUT_DOWN: from now on only
+ * it gets events (what its handler asks for), until events_shutdown. */
+void events_shutdown_begin(void);
 /* Stops all delivery (VM death, ProfilerExit). */
 void events_shutdown(void);
+/* Whether no event may reach an agent from the calling thread. */
 bool events_is_shut_down(void);
 
 void events_reset(void);

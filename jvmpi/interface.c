@@ -67,8 +67,15 @@ static thread_rec *thread_arg(const char *fn, JNIEnv *env)
 
 /* ---- events ------------------------------------------------------------- */
 
+/* After JVM_SHUT_DOWN nothing is sent any more, and the VM's tool
+ * interface is gone: event switches and requests are not available. */
+static bool after_shut_down(void) { return layer_phase() == LAYER_DEAD || events_is_shut_down(); }
+
 static jint enable_event(int agent, jint event_type, void *arg)
 {
+    if (after_shut_down()) {
+        return JVMPI_NOT_AVAILABLE;
+    }
     bool was_on = (events_agents(event_type) & AGENTS_BIT(agent)) != 0;
     jint rc = events_enable(agent, event_type);
     if (rc == JVMPI_SUCCESS &&
@@ -86,7 +93,10 @@ static jint enable_event(int agent, jint event_type, void *arg)
     return rc;
 }
 
-static jint disable_event(int agent, jint event_type, void *arg) { return events_disable(agent, event_type); }
+static jint disable_event(int agent, jint event_type, void *arg)
+{
+    return after_shut_down() ? JVMPI_NOT_AVAILABLE : events_disable(agent, event_type);
+}
 
 static jint request_class_load(jobjectID id)
 {
@@ -158,7 +168,7 @@ static jint request_event(int agent, jint event_type, void *arg)
 
 static jint request_for_target(jint event_type, void *arg)
 {
-    if (layer_phase() == LAYER_DEAD) {
+    if (after_shut_down()) {
         return JVMPI_NOT_AVAILABLE;
     }
     switch (event_type) {

@@ -78,6 +78,7 @@ static int nev(void) { return atomic_load(&n_evs); }
 static bool systhread_at_init_done;
 static bool request_in_unload;
 static bool tls_at_shutdown;
+static void (*at_shutdown)(void); /* run inside the JVM_SHUT_DOWN handler */
 typedef enum { HOOK_LEAVE, HOOK_REWRITE, HOOK_IN_PLACE, HOOK_NULL } hook_mode;
 static hook_mode hook_how;
 static unsigned char *hook_agent_buffer;
@@ -212,6 +213,9 @@ static void record_event(JVMPI_Event *ev)
         if (tls_at_shutdown) {
             r.inner_rc = (jint)(intptr_t)pi->GetThreadLocalStorage(ev->env_id);
         }
+        if (at_shutdown != NULL) {
+            at_shutdown();
+        }
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         if (systhread_at_init_done) {
@@ -275,6 +279,7 @@ static void setup(void)
     atomic_store(&n_evs, 0);
     memset(evs, 0, sizeof evs);
     systhread_at_init_done = request_in_unload = tls_at_shutdown = false;
+    at_shutdown = NULL;
     hook_how = HOOK_LEAVE;
     hook_agent_buffer = NULL;
     /* the test thread is the VM's main thread */
@@ -730,8 +735,10 @@ END_TEST
 
 
 /* HotSpot 17+ ends the DestroyJavaVM thread before posting VMDeath from it;
- * the layer holds that THREAD_END back so JVM_SHUT_DOWN comes from a live
- * thread whose thread-local storage the agent still has (layer.c). */
+ * the layer holds that thread's end back so JVM_SHUT_DOWN comes from a live
+ * thread whose thread-local storage the agent still has (layer.c), and
+ * then sends no THREAD_END for it: JDK 5.0 sent nothing after JVM_SHUT_DOWN,
+ * and an agent that frees its tables there would write into freed memory. */
 START_TEST(test_shutdown_from_destroy_thread)
 {
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_SUCCESS);
@@ -745,15 +752,110 @@ START_TEST(test_shutdown_from_destroy_thread)
     ck_assert_int_eq(nev(), 0);
     java_thread_job death = {ENV(6), THREAD_ID(6), NULL, do_vm_death};
     run_as(&death);
-    ck_assert_int_eq(nev(), 2);
+    ck_assert_msg(nev() == 1, "%d events; the last is %d, not JVM_SHUT_DOWN", nev(), evs[nev() - 1].type);
     ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
     ck_assert_ptr_eq(evs[0].env_id, ENV(6));
     ck_assert_int_eq(evs[0].inner_rc, 0x4242);
-    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_END);
-    ck_assert_str_eq(evs[1].name, "DestroyJavaVM");
     ck_assert_ptr_null(pi->GetThreadObject(ENV(6)));
     ck_assert_int_eq(layer_phase(), LAYER_DEAD);
     assert_all_zeroed();
+}
+END_TEST
+
+/* JDK 5.0 disengaged JVMPI once JVM_SHUT_DOWN was posted.  While its
+ * handler runs, only what the handler itself asks for reaches the agent
+ * (HPROF requests its heap dump there); other threads' events and
+ * requests do not, and after it nothing does. */
+static jint other_thread_request_rc;
+
+static void do_request_thread_start(void *arg)
+{
+    (void)arg;
+    other_thread_request_rc = pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1));
+}
+
+static void while_shutting_down(void)
+{
+    start_thread(ENV(2), THREAD_ID(2), "late");      /* no THREAD_START */
+    java_thread_job dump = {ENV(1), THREAD_ID(1), NULL, do_data_dump};
+    run_as(&dump);                                    /* no DATA_DUMP_REQUEST */
+    java_thread_job ask = {ENV(1), THREAD_ID(1), NULL, do_request_thread_start};
+    run_as(&ask);                                     /* not available */
+    /* the handler's own request is answered */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1)), JVMPI_SUCCESS);
+}
+
+START_TEST(test_no_event_after_shut_down)
+{
+    static const jint on[] = {JVMPI_EVENT_THREAD_START, JVMPI_EVENT_THREAD_END, JVMPI_EVENT_JVM_SHUT_DOWN,
+                              JVMPI_EVENT_DATA_DUMP_REQUEST, JVMPI_EVENT_CLASS_LOAD};
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        ck_assert_int_eq(pi->EnableEvent(on[k], NULL), JVMPI_SUCCESS);
+    }
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    atomic_store(&n_evs, 0);
+    at_shutdown = while_shutting_down;
+    layer_vm_death(ENV_MAIN);
+    ck_assert_int_eq(other_thread_request_rc, JVMPI_NOT_AVAILABLE);
+    /* after it: threads end, classes load, dumps are asked for */
+    end_thread(ENV(1), THREAD_ID(1));
+    end_thread(ENV(2), THREAD_ID(2));
+    layer_class_defined(fake_class(CLASS_ID(1), "Late", 1, 0, 0));
+    layer_class_announce(ENV_MAIN, CLASS_ID(1));
+    layer_data_dump_request();
+    ck_assert_msg(nev() == 2, "%d events; the last is %d", nev(), evs[nev() - 1].type);
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
+    ck_assert(pthread_equal(evs[1].thread, pthread_self()));
+}
+END_TEST
+
+/* After JVM_SHUT_DOWN, an agent thread calling in gets at once an answer
+ * that means "nothing" (docs/differences.md): never a hang (JDK 5.0
+ * blocked such a thread for ever), never a crash, never a word.  Raw
+ * monitors, thread-local storage and CPU time, which need no VM, work on. */
+START_TEST(test_calls_after_shut_down)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    int word;
+    pi->SetThreadLocalStorage(ENV_MAIN, &word);
+    JVMPI_RawMonitor mon = pi->RawMonitorCreate("agent lock");
+    layer_vm_death(ENV_MAIN);
+    fake.trace_frames = 3;
+
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->DisableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1)), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
+    pi->SuspendThread(ENV(1));
+    JNIEnv *list[1] = {ENV(1)};
+    jint res[1] = {77};
+    pi->SuspendThreadList(1, list, res);
+    ck_assert_int_eq(res[0], 10);
+    pi->ResumeThreadList(1, list, res);
+    ck_assert_int_eq(res[0], 10);
+    JVMPI_CallFrame frames[4];
+    JVMPI_CallTrace tr = {ENV(1), 42, frames};
+    pi->GetCallTrace(&tr, 4);
+    ck_assert_int_eq(tr.num_frames, 0);
+    ck_assert_int_eq(pi->CreateSystemThread("late", JVMPI_NORMAL_PRIORITY, dummy_thread), JNI_ERR);
+    pi->RunGC();
+    ck_assert_ptr_eq(pi->GetThreadLocalStorage(ENV_MAIN), &word);
+    pi->RawMonitorEnter(mon);
+    pi->RawMonitorExit(mon);
+    ck_assert_int_ge(pi->GetCurrentThreadCpuTime(), 0);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
+    ck_assert_int_eq(fake.suspend_calls + fake.resume_calls + fake.gc_calls, 0);
+    ck_assert_ptr_null(fake.trace_handle);
+    ck_assert_int_eq(fake.system_threads, 0);
 }
 END_TEST
 
@@ -1595,6 +1697,8 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_create_system_thread_in_init_done_handler);
     tcase_add_test(tc, test_thread_seen_before_init);
     tcase_add_test(tc, test_shutdown_from_destroy_thread);
+    tcase_add_test(tc, test_no_event_after_shut_down);
+    tcase_add_test(tc, test_calls_after_shut_down);
     tcase_add_test(tc, test_every_event_zeroed);
     suite_add_tcase(s, tc);
 
