@@ -31,6 +31,16 @@ static inline bool closed_here(void)
     int state = atomic_load_explicit(&shut_state, memory_order_acquire);
     return state != OPEN && (state == SHUT || !shutting_here);
 }
+
+/* Called inside the gate: a GC window open on another thread has ended
+ * (its GC_FINISH delivered, so an agent's lock held from GC_START is
+ * free), and one opening later is sent to no agent. */
+static void close_for_shut_down(void)
+{
+    shutting_here = true;
+    int open = OPEN;
+    atomic_compare_exchange_strong(&shut_state, &open, SHUTTING);
+}
 static _Atomic long dropped_no_handler[AGENTS_MAX];
 _Atomic unsigned events_generation;
 
@@ -281,6 +291,9 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
 {
     int saved = agents_target_begin(k);
     gate_enter();
+    if (ev->event_type == JVMPI_EVENT_JVM_SHUT_DOWN) {
+        close_for_shut_down();
+    }
     events_as as;
     bool as_other = false;
     if (start_due(me)) {
@@ -452,13 +465,6 @@ void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
     if (mask != 0 && quiet == 0) {
         deliver(mask, NULL, env_id, NULL, ev);
     }
-}
-
-void events_shutdown_begin(void)
-{
-    shutting_here = true;
-    int open = OPEN;
-    atomic_compare_exchange_strong(&shut_state, &open, SHUTTING);
 }
 
 void events_shutdown(void)

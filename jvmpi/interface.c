@@ -65,6 +65,12 @@ static thread_rec *thread_arg(const char *fn, JNIEnv *env)
     return t;
 }
 
+/* The same in the live phase only (outside it, NULL without a word after VM death). */
+static thread_rec *live_thread_arg(const char *fn, JNIEnv *env)
+{
+    return require_live(fn) ? thread_arg(fn, env) : NULL;
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 /* After JVM_SHUT_DOWN nothing is sent any more, and the VM's tool
@@ -258,10 +264,7 @@ static bool is_caller(const thread_rec *t)
  * hidden threads were. */
 static jint suspend_one(const char *fn, JNIEnv *env)
 {
-    if (!require_live(fn)) {
-        return LIST_INVALID_THREAD;
-    }
-    thread_rec *t = thread_arg(fn, env);
+    thread_rec *t = live_thread_arg(fn, env);
     if (t == NULL) {
         return LIST_INVALID_THREAD;
     }
@@ -291,10 +294,7 @@ static jint suspend_one(const char *fn, JNIEnv *env)
  * done, as on JDK 5.0, and another tool's suspension stays. */
 static jint resume_one(const char *fn, JNIEnv *env)
 {
-    if (!require_live(fn)) {
-        return LIST_INVALID_THREAD;
-    }
-    thread_rec *t = thread_arg(fn, env);
+    thread_rec *t = live_thread_arg(fn, env);
     if (t == NULL) {
         return LIST_INVALID_THREAD;
     }
@@ -336,10 +336,7 @@ static void JNICALL resume_thread_list(jint count, JNIEnv **list, jint *results)
  * unknown or ended env), never -1, whose bits would read as every state. */
 static jint JNICALL get_thread_status(JNIEnv *env)
 {
-    if (!require_live("GetThreadStatus")) {
-        return JVMPI_THREAD_RUNNABLE;
-    }
-    thread_rec *t = thread_arg("GetThreadStatus", env);
+    thread_rec *t = live_thread_arg("GetThreadStatus", env);
     if (t == NULL) {
         return JVMPI_THREAD_RUNNABLE;
     }
@@ -354,10 +351,7 @@ static jint JNICALL get_thread_status(JNIEnv *env)
  * suspension and said it had, for every live thread. */
 static jboolean JNICALL thread_has_run(JNIEnv *env)
 {
-    if (!require_live("ThreadHasRun")) {
-        return JNI_FALSE;
-    }
-    thread_rec *t = thread_arg("ThreadHasRun", env);
+    thread_rec *t = live_thread_arg("ThreadHasRun", env);
     threads_release(t);
     return t != NULL ? JNI_TRUE : JNI_FALSE;
 }

@@ -323,7 +323,6 @@ void layer_vm_death(JNIEnv *env)
     }
     gc_deliver_last(env);
     deliver_last_unloads(env);
-    events_shutdown_begin();
     if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
     }

@@ -474,5 +474,6 @@ void threads_reset(void)
         dead = (thread_entry *)e->hh_env.next;
         entry_free(e);
     }
+    tlswords_reset();
     set_self(NULL);
 }
