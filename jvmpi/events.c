@@ -26,15 +26,32 @@ enum { OPEN, SHUTTING, SHUT };
 static _Atomic int shut_state;
 static TLS_FAST bool shutting_here;
 
-static inline bool closed_here(void)
+static bool is_window_event(jint type)
+{
+    return type == JVMPI_EVENT_GC_START || type == JVMPI_EVENT_OBJECT_FREE || type == JVMPI_EVENT_GC_FINISH;
+}
+
+/* Whether an event of type (-1: any) may not reach an agent from the
+ * calling thread.  While the JVM_SHUT_DOWN handler runs, the layer's
+ * delivery thread still sends GC windows: a window opens only while the
+ * handler is out of the gate, waiting in its own RunGC (HPROF calls it
+ * there before it writes its live counts), so the window is the
+ * handler's doing. */
+static inline bool closed_for(jint type)
 {
     int state = atomic_load_explicit(&shut_state, memory_order_acquire);
-    return state != OPEN && (state == SHUT || !shutting_here);
+    if (state == OPEN) {
+        return false;
+    }
+    if (state == SHUT) {
+        return true;
+    }
+    return !shutting_here && !(layer_on_delivery_thread() && (type < 0 || is_window_event(type)));
 }
 
 /* Called inside the gate: a GC window open on another thread has ended
  * (its GC_FINISH delivered, so an agent's lock held from GC_START is
- * free), and one opening later is sent to no agent. */
+ * free), and from now on other threads' events are sent to no agent. */
 static void close_for_shut_down(void)
 {
     shutting_here = true;
@@ -236,7 +253,7 @@ void events_set_interface(int agent, JVMPI_Interface *table)
  * nothing may be delivered: after shutdown, or with no handler set. */
 static void (*handler_for(int k, const JVMPI_Event *ev))(JVMPI_Event *)
 {
-    if (closed_here()) {
+    if (closed_for(ev->event_type)) {
         return NULL;
     }
     void (*notify)(JVMPI_Event *) = ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
@@ -399,7 +416,7 @@ agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev) { return events_deliver
 agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 {
     mask &= targets(ev);
-    if (mask == 0 || quiet > 0 || closed_here()) {
+    if (mask == 0 || quiet > 0 || closed_for(ev->event_type)) {
         return 0;
     }
     if (as_set) {
@@ -473,7 +490,7 @@ void events_shutdown(void)
     shutting_here = false;
 }
 
-bool events_is_shut_down(void) { return closed_here(); }
+bool events_is_shut_down(void) { return closed_for(-1); }
 
 void events_reset(void)
 {

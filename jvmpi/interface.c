@@ -270,7 +270,7 @@ static jint suspend_one(const char *fn, JNIEnv *env)
     }
     jint rc = LIST_DONE;
     pthread_mutex_lock(&suspend_lock);
-    if (t->suspended) {
+    if (atomic_load(&t->suspended)) {
         rc = LIST_ALREADY_SUSPENDED;
     } else if (t->ended || t->ending || is_caller(t)) {
         rc = LIST_INVALID_THREAD;
@@ -281,8 +281,8 @@ static jint suspend_one(const char *fn, JNIEnv *env)
         if (vm < 0 || !seam_thread_suspend(t->info.handle)) {
             rc = LIST_INVALID_THREAD; /* not alive (yet, or any more) */
         } else {
-            t->suspended_status = now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED);
-            t->suspended = true;
+            atomic_store(&t->suspended_status, now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED));
+            atomic_store(&t->suspended, true);
         }
     }
     pthread_mutex_unlock(&suspend_lock);
@@ -299,8 +299,8 @@ static jint resume_one(const char *fn, JNIEnv *env)
         return LIST_INVALID_THREAD;
     }
     pthread_mutex_lock(&suspend_lock);
-    if (t->suspended) {
-        t->suspended = false;
+    if (atomic_load(&t->suspended)) {
+        atomic_store(&t->suspended, false);
         (void)seam_thread_resume(t->info.handle); /* fails only for a thread that is gone */
     }
     pthread_mutex_unlock(&suspend_lock);
@@ -340,9 +340,9 @@ static jint JNICALL get_thread_status(JNIEnv *env)
     if (t == NULL) {
         return JVMPI_THREAD_RUNNABLE;
     }
-    pthread_mutex_lock(&suspend_lock);
+    /* No suspend lock: a SuspendThread may wait long in the VM (a thread
+     * that is detaching), and a sampler asking statuses must not wait with it. */
     jint status = threads_status(t, seam_thread_status(t->info.handle), rawmon_thread_blocked_status(env));
-    pthread_mutex_unlock(&suspend_lock);
     threads_release(t);
     return status;
 }

@@ -408,12 +408,13 @@ jint threads_status(const thread_rec *t, jint vm_status, jint raw_status)
     } else {
         status = vm_status & ~bits;
     }
-    if (t->suspended) {
+    if (atomic_load(&t->suspended)) {
         /* HotSpot 5.0: the state the thread was in when suspended, with the
          * SUSPENDED bit added (the VM's own state moves on meanwhile: a
          * thread suspended in native code keeps running until it returns). */
-        if (t->suspended_status > 0) {
-            status = t->suspended_status;
+        jint at_suspension = atomic_load(&t->suspended_status);
+        if (at_suspension > 0) {
+            status = at_suspension;
         }
         flags |= JVMPI_THREAD_SUSPENDED;
     }

@@ -23,8 +23,8 @@ struct thread_rec {
     seam_thread_info info;   /* env, id, backend handle, names */
     tlswords *tls;           /* each agent's thread-local storage word; NULL if none could be had */
     bool internal;           /* the layer's own thread: never reported */
-    bool suspended;          /* suspended through JVMPI (interface.c's suspend lock) */
-    jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
+    _Atomic bool suspended;  /* suspended through JVMPI (changed under interface.c's suspend lock) */
+    _Atomic jint suspended_status; /* GetThreadStatus at that suspension, bits left out */
     _Atomic jlong cpu_ns;    /* virtual threads: CPU time on carriers, counted once asked for */
     defs_once announced;     /* THREAD_START */
     int refs;
