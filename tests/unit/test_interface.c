@@ -29,6 +29,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "fake_backend.h"
+#include "gate.h"
 #include "interface.h"
 #include "layer.h"
 #include "stderr_capture.h"
@@ -808,6 +809,50 @@ START_TEST(test_no_event_after_shut_down)
     ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
     ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
     ck_assert(pthread_equal(evs[1].thread, pthread_self()));
+}
+END_TEST
+
+/* A GC window open on another thread when JVM_SHUT_DOWN comes ends first,
+ * GC_FINISH included: an agent that holds a lock from GC_START to
+ * GC_FINISH takes it again in its JVM_SHUT_DOWN handler. */
+static atomic_int window_stage;
+
+static void *window_thread(void *arg)
+{
+    (void)arg;
+    fake_set_thread_env(ENV(1));
+    gate_close();
+    dispatch_plain(ENV(1), JVMPI_EVENT_GC_START);
+    atomic_store(&window_stage, 1);
+    struct timespec pause = {0, 100 * 1000000L};
+    nanosleep(&pause, NULL); /* JVM_SHUT_DOWN comes meanwhile */
+    dispatch_plain(ENV(1), JVMPI_EVENT_GC_FINISH);
+    gate_open();
+    return NULL;
+}
+
+START_TEST(test_shut_down_waits_for_open_window)
+{
+    static const jint on[] = {JVMPI_EVENT_GC_START, JVMPI_EVENT_GC_FINISH, JVMPI_EVENT_JVM_SHUT_DOWN};
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        ck_assert_int_eq(pi->EnableEvent(on[k], NULL), JVMPI_SUCCESS);
+    }
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    atomic_store(&n_evs, 0);
+    atomic_store(&window_stage, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, window_thread, NULL), 0);
+    while (atomic_load(&window_stage) == 0) {
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    layer_vm_death(ENV_MAIN);
+    pthread_join(th, NULL);
+    ck_assert_msg(nev() == 3, "%d events", nev());
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_GC_START);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_GC_FINISH);
+    ck_assert_int_eq(evs[2].type, JVMPI_EVENT_JVM_SHUT_DOWN);
 }
 END_TEST
 
@@ -1699,6 +1744,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_shutdown_from_destroy_thread);
     tcase_add_test(tc, test_no_event_after_shut_down);
     tcase_add_test(tc, test_calls_after_shut_down);
+    tcase_add_test(tc, test_shut_down_waits_for_open_window);
     tcase_add_test(tc, test_every_event_zeroed);
     suite_add_tcase(s, tc);
 
