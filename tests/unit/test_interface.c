@@ -270,11 +270,9 @@ static void assert_all_zeroed(void)
 
 static void setup(void)
 {
-    unsetenv("JVMPI_LAYER_OPTIONS");
-    layer_reset();
-    fake_reset();
-    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
-    pi = interface_table();
+    /* the test thread is the VM's main thread */
+    pi = fake_layer_loaded(ENV_MAIN);
+    ck_assert_ptr_nonnull(pi);
     ck_assert_ptr_eq(pi, layer_interface_for(JVMPI_VERSION_1_2, NULL));
     pi->NotifyEvent = record_event;
     atomic_store(&n_evs, 0);
@@ -283,8 +281,6 @@ static void setup(void)
     at_shutdown = NULL;
     hook_how = HOOK_LEAVE;
     hook_agent_buffer = NULL;
-    /* the test thread is the VM's main thread */
-    fake_set_thread_env(ENV_MAIN);
 }
 
 static void teardown(void)

@@ -150,12 +150,8 @@ static pthread_t stays;
 
 static void setup(void)
 {
-    unsetenv("JVMPI_LAYER_OPTIONS");
-    layer_reset();
-    fake_reset();
-    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
-    pi = interface_table();
-    fake_set_thread_env(ENV_MAIN);
+    pi = fake_layer_loaded(ENV_MAIN);
+    ck_assert_ptr_nonnull(pi);
     fake_thread(ENV_MAIN, THREAD_ID(0), "main");
     layer_vm_init(ENV_MAIN);
     my_env = ENV_MAIN;
