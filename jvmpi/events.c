@@ -17,7 +17,48 @@
 _Atomic agents_mask events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
 static JVMPI_Interface *ifaces[AGENTS_MAX];
-static _Atomic bool shut_down;
+
+/* JDK 5.0 disengaged JVMPI once JVM_SHUT_DOWN was posted: no event reached
+ * an agent after it (one that frees its tables there would write into
+ * freed memory).  From the delivery of JVM_SHUT_DOWN on, only the thread
+ * that delivers it still gets events, those its handler asks for (HPROF
+ * requests its heap dump there); once the handler returns, none. */
+enum { OPEN, SHUTTING, SHUT };
+static _Atomic int shut_state;
+static TLS_FAST bool shutting_here;
+
+static bool is_window_event(jint type)
+{
+    return type == JVMPI_EVENT_GC_START || type == JVMPI_EVENT_OBJECT_FREE || type == JVMPI_EVENT_GC_FINISH;
+}
+
+/* Whether an event of type (-1: any) may not reach an agent from the
+ * calling thread.  While the JVM_SHUT_DOWN handler runs, the layer's
+ * delivery thread still sends GC windows: a window opens only while the
+ * handler is out of the gate, waiting in its own RunGC (HPROF calls it
+ * there before it writes its live counts), so the window is the
+ * handler's doing. */
+static inline bool closed_for(jint type)
+{
+    int state = atomic_load_explicit(&shut_state, memory_order_acquire);
+    if (state == OPEN) {
+        return false;
+    }
+    if (state == SHUT) {
+        return true;
+    }
+    return !shutting_here && !(layer_on_delivery_thread() && (type < 0 || is_window_event(type)));
+}
+
+/* Called inside the gate: a GC window open on another thread has ended
+ * (its GC_FINISH delivered, so an agent's lock held from GC_START is
+ * free), and from now on other threads' events are sent to no agent. */
+static void close_for_shut_down(void)
+{
+    shutting_here = true;
+    int open = OPEN;
+    atomic_compare_exchange_strong(&shut_state, &open, SHUTTING);
+}
 static _Atomic long dropped_no_handler[AGENTS_MAX];
 _Atomic unsigned events_generation;
 
@@ -240,7 +281,7 @@ void events_set_interface(int agent, JVMPI_Interface *table)
  * nothing may be delivered: after shutdown, or with no handler set. */
 static void (*handler_for(int k, const JVMPI_Event *ev))(JVMPI_Event *)
 {
-    if (atomic_load_explicit(&shut_down, memory_order_acquire)) {
+    if (closed_for(ev->event_type)) {
         return NULL;
     }
     void (*notify)(JVMPI_Event *) = ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
@@ -295,6 +336,9 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
 {
     int saved = agents_target_begin(k);
     gate_enter();
+    if (ev->event_type == JVMPI_EVENT_JVM_SHUT_DOWN) {
+        close_for_shut_down();
+    }
     events_as as;
     bool as_other = false;
     if (start_due(me)) {
@@ -400,7 +444,7 @@ agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev) { return events_deliver
 agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 {
     mask &= targets(ev);
-    if (mask == 0 || quiet > 0 || atomic_load_explicit(&shut_down, memory_order_acquire)) {
+    if (mask == 0 || quiet > 0 || closed_for(ev->event_type)) {
         return 0;
     }
     if (as_set) {
@@ -449,7 +493,7 @@ inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *
     }
     thread_rec *me = NULL;
     bool usual = (mask & (mask - 1)) == 0 && quiet == 0 && !as_set && env != NULL && !ledger_active() &&
-                 !atomic_load_explicit(&shut_down, memory_order_acquire) && layer_is_live() &&
+                 atomic_load_explicit(&shut_state, memory_order_acquire) == OPEN && layer_is_live() &&
                  (me = threads_self(env)) != NULL && !me->internal;
     int k = usual ? __builtin_ctzll((unsigned long long)mask) : 0;
     void (*notify)(JVMPI_Event *) = usual && ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
@@ -468,8 +512,13 @@ void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
     }
 }
 
-void events_shutdown(void) { atomic_store_explicit(&shut_down, true, memory_order_release); }
-bool events_is_shut_down(void) { return atomic_load(&shut_down); }
+void events_shutdown(void)
+{
+    atomic_store_explicit(&shut_state, SHUT, memory_order_release);
+    shutting_here = false;
+}
+
+bool events_is_shut_down(void) { return closed_for(-1); }
 
 void events_reset(void)
 {
@@ -483,5 +532,6 @@ void events_reset(void)
     pthread_mutex_lock(&source_lock);
     memset(source_refs, 0, sizeof source_refs);
     pthread_mutex_unlock(&source_lock);
-    atomic_store(&shut_down, false);
+    atomic_store(&shut_state, OPEN);
+    shutting_here = false;
 }

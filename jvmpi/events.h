@@ -95,8 +95,11 @@ void events_define_caller(JNIEnv *env);
 void events_quiet_begin(void);
 void events_quiet_end(void);
 
-/* Stops all delivery (VM death, ProfilerExit). */
+/* Stops all delivery (VM death, ProfilerExit).  From the delivery of
+ * JVM_SHUT_DOWN on, only the thread that delivers it gets events, until
+ * this is called. */
 void events_shutdown(void);
+/* Whether no event may reach an agent from the calling thread. */
 bool events_is_shut_down(void);
 
 void events_reset(void);

@@ -1,5 +1,6 @@
 #include "interface.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -64,10 +65,23 @@ static thread_rec *thread_arg(const char *fn, JNIEnv *env)
     return t;
 }
 
+/* The same in the live phase only (outside it, NULL without a word after VM death). */
+static thread_rec *live_thread_arg(const char *fn, JNIEnv *env)
+{
+    return require_live(fn) ? thread_arg(fn, env) : NULL;
+}
+
 /* ---- events ------------------------------------------------------------- */
+
+/* After JVM_SHUT_DOWN nothing is sent any more, and the VM's tool
+ * interface is gone: event switches and requests are not available. */
+static bool after_shut_down(void) { return layer_phase() == LAYER_DEAD || events_is_shut_down(); }
 
 static jint enable_event(int agent, jint event_type, void *arg)
 {
+    if (after_shut_down()) {
+        return JVMPI_NOT_AVAILABLE;
+    }
     bool was_on = (events_agents(event_type) & AGENTS_BIT(agent)) != 0;
     jint rc = events_enable(agent, event_type);
     if (rc == JVMPI_SUCCESS &&
@@ -85,7 +99,10 @@ static jint enable_event(int agent, jint event_type, void *arg)
     return rc;
 }
 
-static jint disable_event(int agent, jint event_type, void *arg) { return events_disable(agent, event_type); }
+static jint disable_event(int agent, jint event_type, void *arg)
+{
+    return after_shut_down() ? JVMPI_NOT_AVAILABLE : events_disable(agent, event_type);
+}
 
 static jint request_class_load(jobjectID id)
 {
@@ -157,7 +174,7 @@ static jint request_event(int agent, jint event_type, void *arg)
 
 static jint request_for_target(jint event_type, void *arg)
 {
-    if (layer_phase() == LAYER_DEAD) {
+    if (after_shut_down()) {
         return JVMPI_NOT_AVAILABLE;
     }
     switch (event_type) {
@@ -223,43 +240,78 @@ static void JNICALL raw_monitor_destroy(JVMPI_RawMonitor m) { rawmon_destroy(m);
 
 static jlong JNICALL get_current_thread_cpu_time(void) { return threads_current_cpu_time(); }
 
-/* Suspends or resumes the thread an agent names by its JNIEnv *. */
-static jint set_suspended(const char *fn, JNIEnv *env, bool suspend)
+/* What SuspendThreadList and ResumeThreadList put in results[i]: JDK 5.0
+ * answered with JVMDI's error codes (JVMDI_ERROR_INVALID_THREAD,
+ * JVMDI_ERROR_THREAD_SUSPENDED), which agents test for. */
+enum { LIST_DONE = 0, LIST_INVALID_THREAD = 10, LIST_ALREADY_SUSPENDED = 14 };
+
+/* Suspension and resumption one at a time: agents suspend from several
+ * threads, and `suspended` and `suspended_status` change together. */
+static pthread_mutex_t suspend_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether t is the calling thread (or, for a virtual thread, the carrier
+ * it runs on, or the virtual thread the caller carries). */
+static bool is_caller(const thread_rec *t)
 {
-    if (!require_live(fn)) {
-        return JVMPI_FAIL;
-    }
-    thread_rec *t = thread_arg(fn, env);
+    JNIEnv *env = seam_current_env();
+    return env != NULL && (t->info.env == env || t->info.env == threads_event_env(env));
+}
+
+/* As JDK 5.0: the caller itself is never suspended (HPROF suspends every
+ * thread on its list, itself included, and must go on to resume them), nor
+ * a thread suspended already, ending, or that the VM no longer runs; the
+ * layer's own thread counts as suspended and is left running, as 5.0's
+ * hidden threads were. */
+static jint suspend_one(const char *fn, JNIEnv *env)
+{
+    thread_rec *t = live_thread_arg(fn, env);
     if (t == NULL) {
-        return JVMPI_FAIL;
+        return LIST_INVALID_THREAD;
     }
-    void *handle = t->info.handle;
-    jint rc = JVMPI_FAIL;
-    if (suspend ? seam_thread_suspend(handle) : seam_thread_resume(handle)) {
-        if (suspend) {
-            /* GetThreadStatus answers this state until the resume. */
-            jint now = threads_status(t, seam_thread_status(handle), rawmon_thread_blocked_status(env));
-            t->suspended_status = now > 0 ? now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED) : 0;
-            /* ThreadHasRun compares CPU time across the last two suspensions. */
-            t->cpu_prev_suspend = t->cpu_last_suspend;
-            /* JVM TI has no CPU time for virtual threads: their mounts tell. */
-            t->cpu_last_suspend = t->info.is_virtual ? atomic_load(&t->mounts) : seam_thread_cpu_time(handle);
+    jint rc = LIST_DONE;
+    pthread_mutex_lock(&suspend_lock);
+    if (atomic_load(&t->suspended)) {
+        rc = LIST_ALREADY_SUSPENDED;
+    } else if (t->ended || t->ending || is_caller(t)) {
+        rc = LIST_INVALID_THREAD;
+    } else if (!t->internal) {
+        jint vm = seam_thread_status(t->info.handle);
+        /* GetThreadStatus answers the state at the suspension until the resume. */
+        jint now = threads_status(t, vm, rawmon_thread_blocked_status(env));
+        if (vm < 0 || !seam_thread_suspend(t->info.handle)) {
+            rc = LIST_INVALID_THREAD; /* not alive (yet, or any more) */
+        } else {
+            atomic_store(&t->suspended_status, now & ~(JVMPI_THREAD_SUSPENDED | JVMPI_THREAD_INTERRUPTED));
+            atomic_store(&t->suspended, true);
         }
-        t->suspended = suspend;
-        rc = JVMPI_SUCCESS;
     }
+    pthread_mutex_unlock(&suspend_lock);
     threads_release(t);
     return rc;
 }
 
-static jint suspend_one(const char *fn, JNIEnv *env) { return set_suspended(fn, env, true); }
-static jint resume_one(const char *fn, JNIEnv *env) { return set_suspended(fn, env, false); }
+/* Only what JVMPI suspended is resumed: a thread it did not suspend answers
+ * done, as on JDK 5.0, and another tool's suspension stays. */
+static jint resume_one(const char *fn, JNIEnv *env)
+{
+    thread_rec *t = live_thread_arg(fn, env);
+    if (t == NULL) {
+        return LIST_INVALID_THREAD;
+    }
+    pthread_mutex_lock(&suspend_lock);
+    if (atomic_load(&t->suspended)) {
+        atomic_store(&t->suspended, false);
+        (void)seam_thread_resume(t->info.handle); /* fails only for a thread that is gone */
+    }
+    pthread_mutex_unlock(&suspend_lock);
+    threads_release(t);
+    return LIST_DONE;
+}
 
 static void JNICALL suspend_thread(JNIEnv *env) { (void)suspend_one("SuspendThread", env); }
 static void JNICALL resume_thread(JNIEnv *env) { (void)resume_one("ResumeThread", env); }
 
-static void thread_list(const char *fn, jint (*op)(const char *, JNIEnv *), jint count, JNIEnv **list,
-                        jint *results)
+static void thread_list(const char *fn, jint (*op)(const char *, JNIEnv *), jint count, JNIEnv **list, jint *results)
 {
     if (count < 0 || (count > 0 && (list == NULL || results == NULL))) {
         LOG_ERROR("%s: %s", fn, count < 0 ? "negative count" : "NULL list or results");
@@ -280,40 +332,28 @@ static void JNICALL resume_thread_list(jint count, JNIEnv **list, jint *results)
     thread_list("ResumeThreadList", resume_one, count, list, results);
 }
 
+/* JDK 5.0 answered RUNNABLE for any thread it could not tell about (a NULL,
+ * unknown or ended env), never -1, whose bits would read as every state. */
 static jint JNICALL get_thread_status(JNIEnv *env)
 {
-    if (!require_live("GetThreadStatus")) {
-        return JVMPI_FAIL;
-    }
-    thread_rec *t = thread_arg("GetThreadStatus", env);
+    thread_rec *t = live_thread_arg("GetThreadStatus", env);
     if (t == NULL) {
-        return JVMPI_FAIL;
+        return JVMPI_THREAD_RUNNABLE;
     }
+    /* No suspend lock: a SuspendThread may wait long in the VM (a thread
+     * that is detaching), and a sampler asking statuses must not wait with it. */
     jint status = threads_status(t, seam_thread_status(t->info.handle), rawmon_thread_blocked_status(env));
     threads_release(t);
     return status;
 }
 
+/* JDK 5.0 could not tell whether a thread had run since its last
+ * suspension and said it had, for every live thread. */
 static jboolean JNICALL thread_has_run(JNIEnv *env)
 {
-    if (!require_live("ThreadHasRun")) {
-        return JNI_FALSE;
-    }
-    thread_rec *t = thread_arg("ThreadHasRun", env);
-    if (t == NULL) {
-        return JNI_FALSE;
-    }
-    jboolean ran;
-    if (t->cpu_prev_suspend < 0 || t->cpu_last_suspend < 0) {
-        ran = JNI_TRUE; /* nothing to compare with yet: assume it ran */
-    } else if (t->info.is_virtual) {
-        /* It moved on or off a carrier, or stayed on one throughout. */
-        ran = t->cpu_last_suspend != t->cpu_prev_suspend || (t->cpu_prev_suspend & 1) ? JNI_TRUE : JNI_FALSE;
-    } else {
-        ran = t->cpu_last_suspend > t->cpu_prev_suspend ? JNI_TRUE : JNI_FALSE;
-    }
+    thread_rec *t = live_thread_arg("ThreadHasRun", env);
     threads_release(t);
-    return ran;
+    return t != NULL ? JNI_TRUE : JNI_FALSE;
 }
 
 static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(void *))
@@ -347,20 +387,14 @@ static jint JNICALL create_system_thread(char *name, jint priority, void (*f)(vo
                : JNI_ERR;
 }
 
-static void set_thread_local_storage(int agent, JNIEnv *env, void *ptr)
-{
-    if (!threads_tls_set(env, agent, ptr)) {
-        not_a_thread("SetThreadLocalStorage", env);
-    }
-}
+/* Called from SIGPROF handlers: not a word, whatever env is (a NULL or
+ * unknown one sets nothing and reads NULL). */
+static void set_thread_local_storage(int agent, JNIEnv *env, void *ptr) { (void)threads_tls_set(env, agent, ptr); }
 
 static void *get_thread_local_storage(int agent, JNIEnv *env)
 {
     void *value = NULL;
-    if (!threads_tls_get(env, agent, &value)) {
-        not_a_thread("GetThreadLocalStorage", env);
-    }
-    return value;
+    return threads_tls_get(env, agent, &value) ? value : NULL;
 }
 
 /* ---- GC control ---------------------------------------------------------- */

@@ -290,7 +290,8 @@ void layer_stop(void)
 /* HotSpot 17+ ends the thread that runs DestroyJavaVM before it posts
  * VMDeath from that same thread; JVMPI sent JVM_SHUT_DOWN from a live
  * thread, whose thread-local storage the agent still had.  That thread's
- * end is held back until JVM_SHUT_DOWN has been delivered. */
+ * end is held back until JVM_SHUT_DOWN has been delivered, and then told
+ * to no agent. */
 static const char last_thread_name[] = "DestroyJavaVM";
 static JNIEnv *_Atomic held_back_end;
 
@@ -327,6 +328,9 @@ void layer_vm_death(JNIEnv *env)
     if (events_enabled(JVMPI_EVENT_JVM_SHUT_DOWN)) {
         dispatch_plain(env, JVMPI_EVENT_JVM_SHUT_DOWN);
     }
+    /* Nothing follows JVM_SHUT_DOWN, as on JDK 5.0: the held-back thread
+     * ends without a THREAD_END. */
+    events_shutdown();
     JNIEnv *held = atomic_exchange(&held_back_end, NULL);
     thread_rec *t = held != NULL ? threads_acquire_by_env(held) : NULL;
     if (t != NULL) {

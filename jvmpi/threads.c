@@ -58,12 +58,9 @@ static _Atomic bool cpu_wanted;
 static jlong carrier_cpu_now(void) { return (jlong)cpuclock_thread_ns(); }
 
 /* The mounted virtual thread vt (NULL once it ended) leaves this carrier:
- * an unmount for ThreadHasRun, and its time here is its own. */
+ * its time here is its own. */
 static void leave_carrier(thread_entry *vt)
 {
-    if (vt != NULL && (atomic_load(&vt->rec.mounts) & 1)) {
-        atomic_fetch_add(&vt->rec.mounts, 1);
-    }
     if (mount_cpu >= 0 && vt != NULL) {
         atomic_fetch_add(&vt->rec.cpu_ns, carrier_cpu_now() - mount_cpu);
     }
@@ -86,6 +83,14 @@ static void entry_free(thread_entry *e)
     free(e);
 }
 
+/* e is out of the table: its storage words are found no more. */
+static void entry_unlisted(thread_entry *e)
+{
+    e->rec.ended = true;
+    tlswords_drop(e->rec.tls);
+    e->rec.tls = NULL;
+}
+
 thread_rec *threads_add(seam_thread_info *info, bool internal)
 {
     thread_entry *e = calloc(1, sizeof *e);
@@ -100,8 +105,6 @@ thread_rec *threads_add(seam_thread_info *info, bool internal)
     }
     e->rec.info = *info;
     e->rec.internal = internal;
-    e->rec.cpu_prev_suspend = -1;
-    e->rec.cpu_last_suspend = -1;
     e->rec.refs = 2; /* the table's and the caller's */
     thread_entry *old = NULL;
     {
@@ -123,11 +126,12 @@ thread_rec *threads_add(seam_thread_info *info, bool internal)
             /* A JNIEnv reused after a thread we never saw end: retire the old one. */
             HASH_DELETE(hh_env, by_env, old);
             HASH_DELETE(hh_id, by_id, old);
-            old->rec.ended = true;
+            entry_unlisted(old);
             if (--old->rec.refs > 0) {
                 old = NULL;
             }
         }
+        e->rec.tls = tlswords_claim(info->env);
         e->seq = next_seq++;
         HASH_ADD(hh_env, by_env, rec.info.env, sizeof e->rec.info.env, e);
         HASH_ADD(hh_id, by_id, rec.info.id, sizeof e->rec.info.id, e);
@@ -152,7 +156,7 @@ void threads_end(JNIEnv *env)
         if (e != NULL) {
             HASH_DELETE(hh_env, by_env, e);
             HASH_DELETE(hh_id, by_id, e);
-            e->rec.ended = true;
+            entry_unlisted(e);
             free_now = --e->rec.refs == 0;
             ended[ended_next % THREADS_ENDED_KEPT].env = env;
             ended[ended_next++ % THREADS_ENDED_KEPT].id = e->rec.info.id;
@@ -178,9 +182,6 @@ void threads_mount(thread_rec *vt)
             leave_carrier(self_entry());
         }
         set_self((thread_entry *)vt);
-        if (!(atomic_load(&vt->mounts) & 1)) {
-            atomic_fetch_add(&vt->mounts, 1);
-        }
         mount_cpu = atomic_load_explicit(&cpu_wanted, memory_order_relaxed) ? carrier_cpu_now() : -1;
     }
 }
@@ -282,36 +283,32 @@ void threads_release(thread_rec *t)
 
 bool threads_claim_announce(thread_rec *t) { return defs_claim(&t->announced); }
 
-bool threads_tls_get(JNIEnv *env, int agent, void **value)
+/* The calling thread's own words need no search; any other thread's are
+ * found without the table lock, which a signal handler must not take. */
+static tlswords *own_words(JNIEnv *env)
 {
     thread_entry *me = self_entry();
-    if (me != NULL && me->rec.info.env == env) {
-        *value = me->rec.tls[agent];
+    return me != NULL && me->rec.info.env == env ? me->rec.tls : NULL;
+}
+
+bool threads_tls_get(JNIEnv *env, int agent, void **value)
+{
+    tlswords *w = own_words(env);
+    if (w != NULL && agent >= 0 && agent < AGENTS_MAX) {
+        *value = atomic_load_explicit(&w->word[agent], memory_order_relaxed);
         return true;
     }
-    thread_rec *t = threads_acquire_by_env(env);
-    if (t == NULL) {
-        return false;
-    }
-    *value = t->tls[agent];
-    threads_release(t);
-    return true;
+    return tlswords_get(env, agent, value);
 }
 
 bool threads_tls_set(JNIEnv *env, int agent, void *value)
 {
-    thread_entry *me = self_entry();
-    if (me != NULL && me->rec.info.env == env) {
-        me->rec.tls[agent] = value;
+    tlswords *w = own_words(env);
+    if (w != NULL && agent >= 0 && agent < AGENTS_MAX) {
+        atomic_store_explicit(&w->word[agent], value, memory_order_relaxed);
         return true;
     }
-    thread_rec *t = threads_acquire_by_env(env);
-    if (t == NULL) {
-        return false;
-    }
-    t->tls[agent] = value;
-    threads_release(t);
-    return true;
+    return tlswords_set(env, agent, value);
 }
 
 thread_rec *threads_self_lookup(JNIEnv *env)
@@ -406,16 +403,18 @@ jint threads_status(const thread_rec *t, jint vm_status, jint raw_status)
          * the VM knows; JVMPI reported it as waiting. */
         status = raw_status;
     } else if (vm_status < 0) {
-        return vm_status;
+        /* Not started yet, or exiting: JDK 5.0 said RUNNABLE (never -1). */
+        status = JVMPI_THREAD_RUNNABLE;
     } else {
         status = vm_status & ~bits;
     }
-    if (t->suspended) {
+    if (atomic_load(&t->suspended)) {
         /* HotSpot 5.0: the state the thread was in when suspended, with the
          * SUSPENDED bit added (the VM's own state moves on meanwhile: a
          * thread suspended in native code keeps running until it returns). */
-        if (t->suspended_status > 0) {
-            status = t->suspended_status;
+        jint at_suspension = atomic_load(&t->suspended_status);
+        if (at_suspension > 0) {
+            status = at_suspension;
         }
         flags |= JVMPI_THREAD_SUSPENDED;
     }
@@ -461,7 +460,7 @@ void threads_reset(void)
         HASH_ITER(hh_env, by_env, e, tmp) {
             HASH_DELETE(hh_env, by_env, e);
             HASH_DELETE(hh_id, by_id, e);
-            e->rec.ended = true;
+            entry_unlisted(e);
             if (--e->rec.refs == 0) {
                 e->hh_env.next = dead;
                 dead = e;
@@ -476,5 +475,6 @@ void threads_reset(void)
         dead = (thread_entry *)e->hh_env.next;
         entry_free(e);
     }
+    tlswords_reset();
     set_self(NULL);
 }

@@ -15,19 +15,16 @@
 #include "defs.h"
 #include "seam.h"
 #include "tls.h"
+#include "tlswords.h"
 
 typedef struct thread_rec thread_rec;
 
 struct thread_rec {
     seam_thread_info info;   /* env, id, backend handle, names */
-    void *_Atomic tls[AGENTS_MAX]; /* each agent's thread-local storage word */
+    tlswords *tls;           /* each agent's thread-local storage word; NULL if none could be had */
     bool internal;           /* the layer's own thread: never reported */
-    bool suspended;          /* suspended through JVMPI SuspendThread */
-    jint suspended_status;   /* GetThreadStatus at that suspension, bits left out */
-    jlong cpu_prev_suspend;  /* ThreadHasRun: CPU time at the suspension before the last, -1 none */
-    jlong cpu_last_suspend;  /* CPU time at the last SuspendThread, -1 none;
-                              * for a virtual thread, its mount count then */
-    _Atomic jlong mounts;    /* virtual threads: mounts plus unmounts, odd while mounted */
+    _Atomic bool suspended;  /* suspended through JVMPI (changed under interface.c's suspend lock) */
+    _Atomic jint suspended_status; /* GetThreadStatus at that suspension, bits left out */
     _Atomic jlong cpu_ns;    /* virtual threads: CPU time on carriers, counted once asked for */
     defs_once announced;     /* THREAD_START */
     int refs;
@@ -103,7 +100,8 @@ void threads_mark_ending(thread_rec *t);
  * handle (found once through the thread's ID, then cached). */
 JNIEnv *threads_event_env(JNIEnv *env);
 
-/* The agent's thread-local storage word; false when env names no known thread. */
+/* The agent's thread-local storage word; false when env names no known
+ * thread.  Safe in a signal handler: no lock, no allocation, no log line. */
 bool threads_tls_get(JNIEnv *env, int agent, void **value);
 bool threads_tls_set(JNIEnv *env, int agent, void *value);
 
@@ -111,7 +109,8 @@ bool threads_tls_set(JNIEnv *env, int agent, void *value);
  * (SUSPENDED and INTERRUPTED bits included, JVMPI_FAIL when it has none),
  * raw_status the raw monitor state the layer knows (0: not blocked in one).
  * While t is suspended through JVMPI, its status at the suspension, with
- * the SUSPENDED bit. */
+ * the SUSPENDED bit.  Never negative: a thread the VM does not run (yet,
+ * or any more) is RUNNABLE, as on JDK 5.0. */
 jint threads_status(const thread_rec *t, jint vm_status, jint raw_status);
 
 /* Acquired records of every live, non-internal thread in start order;

@@ -219,9 +219,10 @@ jint seam_thread_status(void *handle)
     jint status;
     if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
         status = JVMPI_THREAD_MONITOR_WAIT;
-    } else if (state & JVMTI_THREAD_STATE_WAITING) {
-        status = JVMPI_THREAD_CONDVAR_WAIT; /* Object.wait, sleep, park */
+    } else if ((state & JVMTI_THREAD_STATE_WAITING) && !(state & JVMTI_THREAD_STATE_SLEEPING)) {
+        status = JVMPI_THREAD_CONDVAR_WAIT; /* Object.wait, park */
     } else {
+        /* Thread.sleep too: JDK 5.0 showed a sleeping thread as RUNNABLE. */
         status = JVMPI_THREAD_RUNNABLE;
     }
     if (state & JVMTI_THREAD_STATE_SUSPENDED) {

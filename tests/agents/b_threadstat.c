@@ -7,18 +7,26 @@
  * (made by the Java program once every thread is in its state), samples, and
  * creates OUTFILE.done.
  *
- * Expectations, from the JVMPI specification:
- * - GetThreadStatus: sleeping and Object.wait are CONDVAR_WAIT, blocked on
- *   monitor entry is MONITOR_WAIT, a busy loop is RUNNABLE.  The SUSPENDED and
+ * Expectations, from the JVMPI specification, and from HotSpot 5.0 where the
+ * specification leaves room (agents were debugged against it):
+ * - GetThreadStatus: Object.wait is CONDVAR_WAIT, blocked on monitor entry is
+ *   MONITOR_WAIT, a busy loop is RUNNABLE, and so is Thread.sleep (5.0 showed
+ *   only a thread blocked in the VM as waiting).  NULL and a JNIEnv * that is
+ *   no thread's are RUNNABLE (5.0; never -1).  The SUSPENDED and
  *   INTERRUPTED bits are masked off for that comparison, and checked apart.
  *   A suspension made through JVMPI keeps the status the thread had ("the
  *   status at the time of suspension is returned") and, as HotSpot 5.0 did,
  *   adds the SUSPENDED bit, which goes again at the resume.  INTERRUPTED
  *   shows on "flagged" alone, whose interrupt flag is set.
  * - ThreadHasRun is asked while the thread is suspended, from the second
- *   suspension on (the first has nothing to compare with): the spinner ran
- *   in the 100 ms between, the sleeper did not.
- * - Suspend/ResumeThreadList report 0 (no error) per thread.
+ *   suspension on: JNI_TRUE for the spinner and the sleeper alike (5.0
+ *   could not tell and said every live thread had run).
+ * - Suspend/ResumeThreadList report 0 (no error) per thread; as on 5.0,
+ *   SuspendThreadList gives JVMDI's 10 (INVALID_THREAD) for NULL, for a
+ *   JNIEnv * that is no thread's and for the caller itself, and 14
+ *   (THREAD_SUSPENDED) for a thread suspended already.
+ * - SuspendThread of the calling thread returns at once and suspends
+ *   nothing (HPROF suspends every thread on its list, itself included).
  * Nothing is written to the output while a thread is suspended: a suspended
  * thread may hold a libc lock.
  * Options: OUTFILE.
@@ -31,7 +39,7 @@
 enum { SLEEPER, SPINNER, HOLDER, BLOCKED, WAITER, FLAGGED, NTHREADS };
 static const char *const names[NTHREADS] = { "sleeper", "spinner", "holder", "blocked", "waiter", "flagged" };
 static const jint expected[NTHREADS] = {
-    JVMPI_THREAD_CONDVAR_WAIT, JVMPI_THREAD_RUNNABLE, JVMPI_THREAD_CONDVAR_WAIT,
+    JVMPI_THREAD_RUNNABLE, JVMPI_THREAD_RUNNABLE, JVMPI_THREAD_RUNNABLE,
     JVMPI_THREAD_MONITOR_WAIT, JVMPI_THREAD_CONDVAR_WAIT, JVMPI_THREAD_RUNNABLE,
 };
 static JNIEnv *envs[NTHREADS];
@@ -87,7 +95,7 @@ static void sample_single(void)
               (int)ran[r][0], (unsigned)st[r][1], (int)ran[r][1]);
         if (r > 0) {
             spinner_ran += ran[r][1] == JNI_TRUE;
-            sleeper_ran += ran[r][0] != JNI_FALSE;
+            sleeper_ran += ran[r][0] == JNI_TRUE;
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -97,7 +105,7 @@ static void sample_single(void)
     }
     b_check(spinner_ran == ROUNDS - 1, "ThreadHasRun(spinner) is JNI_TRUE in each of %d later suspensions (%d)",
             ROUNDS - 1, spinner_ran);
-    b_check(sleeper_ran == 0, "ThreadHasRun(sleeper) is JNI_FALSE in each of %d later suspensions (%d TRUE)",
+    b_check(sleeper_ran == ROUNDS - 1, "ThreadHasRun(sleeper) is JNI_TRUE in each of %d later suspensions (%d)",
             ROUNDS - 1, sleeper_ran);
 }
 
@@ -125,7 +133,7 @@ static void sample_list(void)
             bad_results += (sres[r][k] != 0) + (rres[r][k] != 0);
         if (r > 0) {
             spinner_ran += ran[r][1] == JNI_TRUE;
-            sleeper_ran += ran[r][0] != JNI_FALSE;
+            sleeper_ran += ran[r][0] == JNI_TRUE;
         }
     }
     b_check(bad_results == 0, "SuspendThreadList/ResumeThreadList report 0 for both threads in every round");
@@ -135,8 +143,45 @@ static void sample_list(void)
     check_bits(SPINNER, st[0][1], 1, "while suspended by SuspendThreadList");
     b_check(spinner_ran == ROUNDS - 1, "after SuspendThreadList: ThreadHasRun(spinner) JNI_TRUE %d of %d times",
             spinner_ran, ROUNDS - 1);
-    b_check(sleeper_ran == 0, "after SuspendThreadList: ThreadHasRun(sleeper) JNI_FALSE every time (%d TRUE)",
-            sleeper_ran);
+    b_check(sleeper_ran == ROUNDS - 1, "after SuspendThreadList: ThreadHasRun(sleeper) JNI_TRUE %d of %d times",
+            sleeper_ran, ROUNDS - 1);
+}
+
+/* What HotSpot 5.0 did with the calling thread, a thread suspended twice,
+ * and JNIEnv *s that are no thread's. */
+static void sample_odd_cases(void)
+{
+    static void *not_an_env[64];
+    JNIEnv *self = NULL;
+    b_check((*b_vm)->GetEnv(b_vm, (void **)&self, JNI_VERSION_1_2) == JNI_OK && self != NULL,
+            "the sampler has a JNIEnv *");
+    /* It would never return if the layer suspended the caller. */
+    long long t0 = b_now_ms();
+    b_pi->SuspendThread(self);
+    b_check(b_now_ms() - t0 < 2000, "SuspendThread of the calling thread returned at once (%lld ms)",
+            b_now_ms() - t0);
+    b_pi->SuspendThread(envs[SPINNER]);
+    b_pi->SuspendThread(envs[SPINNER]); /* a second time: nothing more */
+    JNIEnv *list[4] = { self, NULL, (JNIEnv *)not_an_env, envs[SPINNER] };
+    jint res[4] = { -99, -99, -99, -99 };
+    b_pi->SuspendThreadList(4, list, res);
+    b_pi->ResumeThread(envs[SPINNER]); /* once is enough */
+    jint after = b_pi->GetThreadStatus(envs[SPINNER]);
+    b_log("SuspendThreadList(self, NULL, not a thread, suspended): %d %d %d %d", (int)res[0], (int)res[1],
+          (int)res[2], (int)res[3]);
+    b_check(res[0] == 10 && res[1] == 10 && res[2] == 10 && res[3] == 14,
+            "SuspendThreadList: 10 for the caller, NULL and no thread, 14 for a suspended one (%d %d %d %d)",
+            (int)res[0], (int)res[1], (int)res[2], (int)res[3]);
+    b_check(!(after & JVMPI_THREAD_SUSPENDED), "one ResumeThread undoes two SuspendThreads (status 0x%x)",
+            (unsigned)after);
+    jint rres[2] = { -99, -99 };
+    JNIEnv *rlist[2] = { NULL, (JNIEnv *)not_an_env };
+    b_pi->ResumeThreadList(2, rlist, rres);
+    b_check(rres[0] == 10 && rres[1] == 10, "ResumeThreadList: 10 for NULL and no thread (%d %d)", (int)rres[0],
+            (int)rres[1]);
+    jint sn = b_pi->GetThreadStatus(NULL), su = b_pi->GetThreadStatus((JNIEnv *)not_an_env);
+    b_check(sn == JVMPI_THREAD_RUNNABLE && su == JVMPI_THREAD_RUNNABLE,
+            "GetThreadStatus of NULL and of no thread: RUNNABLE (0x%x, 0x%x)", (unsigned)sn, (unsigned)su);
 }
 
 static void sampler(void *arg)
@@ -184,6 +229,7 @@ static void sampler(void *arg)
     }
 
     sample_list();
+    sample_odd_cases();
 
     /* Resumed threads keep working: the states are what they were. */
     for (int t = 0; t < NTHREADS; t++) {

@@ -13,16 +13,26 @@
  *   thread it was told of, every millisecond, while the workers start and
  *   end, as legacy CPU samplers did.  At JVM_SHUT_DOWN each ended thread
  *   whose JNIEnv * no later thread was given is asked everything that takes
- *   a JNIEnv *: the answers JVMPI allows (JVMPI_FAIL, no frames, NULL, a
- *   no-op).  The layer must print nothing for any of this (the script
- *   checks); one call with a JNIEnv * that was never a thread's gets the
- *   one error line the script expects.
+ *   a JNIEnv *: HotSpot 5.0's answers for a thread it no longer had
+ *   (GetThreadStatus RUNNABLE, never -1; JVMDI's INVALID_THREAD, 10, in the
+ *   list results; no frames, NULL, a no-op).  The layer must print nothing
+ *   for any of this (the script checks); one call with a JNIEnv * that was
+ *   never a thread's gets the one error line the script expects.
+ * - SIGPROF: from JVM_INIT_DONE to JVM_SHUT_DOWN a profiling timer fires
+ *   every millisecond of CPU, and its handler reads the storage of every
+ *   thread it was told of, ended or not, and sets that of a JNIEnv * that
+ *   is no thread's, as sampling agents did
+ *   (5.0 made these two functions safe there: no lock, no allocation, no
+ *   log line).  The run must neither hang nor crash nor print.
  * - JVM_INIT_DONE: GetCurrentThreadCpuTime grows by about the CPU time a
  *   spin burns (measured with libc's thread clock alongside) and hardly at
  *   all across a sleep.
  * Options: OUTFILE,workers=N.
  */
 #include "b_common.h"
+
+#include <signal.h>
+#include <sys/time.h>
 
 #define AGENT "b_tls"
 #define MAGIC 0x7e57b715u
@@ -46,6 +56,7 @@ static int ended_reused[MAX_ENVS];
 static int n_ended_envs;
 
 static int sampler_stop, sampler_done;
+static long sigprof_runs, sigprof_bad;
 static long sampler_rounds;
 
 static void thread_start(JVMPI_Event *ev)
@@ -62,8 +73,10 @@ static void thread_start(JVMPI_Event *ev)
     pthread_mutex_lock(&lock);
     b_log("THREAD_START %s env %p%s", r->name, (void *)env, env == ev->env_id ? "" : " (delivered on another thread)");
     n_started++;
-    if (n_seen < MAX_ENVS)
-        seen_envs[n_seen++] = env;
+    if (n_seen < MAX_ENVS) {
+        seen_envs[n_seen] = env;
+        __atomic_store_n(&n_seen, n_seen + 1, __ATOMIC_RELEASE); /* the handler reads without the lock */
+    }
     for (int i = 0; i < n_ended_envs; i++)
         ended_reused[i] |= ended_envs[i] == env;
     if (prev) {
@@ -134,6 +147,40 @@ static void cpu_time_checks(void)
             (long long)(c2 - c1));
 }
 
+/* Reads seen_envs without the lock, as a handler must: entries are only
+ * ever added, each written before the count that shows it. */
+static void on_sigprof(int sig)
+{
+    int saved_errno = errno;
+    int n = __atomic_load_n(&n_seen, __ATOMIC_ACQUIRE);
+    /* Records are freed at THREAD_END: looked at, never into; and set only
+     * for no thread, since a write-back would race the thread's own. */
+    volatile void *last = NULL;
+    for (int i = 0; i < n; i++)
+        last = b_pi->GetThreadLocalStorage(seen_envs[i]);
+    (void)last;
+    static void *not_an_env[8];
+    b_pi->SetThreadLocalStorage((JNIEnv *)not_an_env, NULL);
+    if (b_pi->GetThreadLocalStorage((JNIEnv *)not_an_env) != NULL || b_pi->GetThreadLocalStorage(NULL) != NULL)
+        __atomic_fetch_add(&sigprof_bad, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&sigprof_runs, 1, __ATOMIC_RELAXED);
+    errno = saved_errno;
+}
+
+static void sigprof_timer(int on)
+{
+    struct itimerval every = { { 0, on ? 1000 : 0 }, { 0, on ? 1000 : 0 } };
+    if (on) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigprof;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        b_check(sigaction(SIGPROF, &sa, NULL) == 0, "SIGPROF handler installed");
+    }
+    setitimer(ITIMER_PROF, &every, NULL);
+}
+
 static void sampler(void *arg)
 {
     JNIEnv *envs[MAX_ENVS];
@@ -179,8 +226,8 @@ static void ended_thread_checks(void)
         b_pi->ResumeThreadList(1, &env, &rres);
         jobjectID obj = b_pi->GetThreadObject(env);
         checked++;
-        if (status != JVMPI_FAIL || t.num_frames != 0 || tls != NULL || ran != JNI_FALSE || sres != JVMPI_FAIL ||
-            rres != JVMPI_FAIL || obj != NULL) {
+        if (status != JVMPI_THREAD_RUNNABLE || t.num_frames != 0 || tls != NULL || ran != JNI_FALSE || sres != 10 ||
+            rres != 10 || obj != NULL) {
             bad++;
             b_log("ended env %p: status %d, %d frames, storage %p, has run %d, list results %d/%d, object %p",
                   (void *)env, (int)status, (int)t.num_frames, tls, (int)ran, (int)sres, (int)rres, (void *)obj);
@@ -188,13 +235,16 @@ static void ended_thread_checks(void)
     }
     pthread_mutex_unlock(&lock);
     b_check(checked > 0 && bad == 0,
-            "%d threads that ended: GetThreadStatus and the list results JVMPI_FAIL, no frames, NULL storage, "
+            "%d threads that ended: GetThreadStatus RUNNABLE, the list results 10, no frames, NULL storage, "
             "ThreadHasRun JNI_FALSE, no thread object (%d answered otherwise)",
             checked, bad);
 }
 
 static void shut_down(JVMPI_Event *ev)
 {
+    sigprof_timer(0);
+    b_check(__atomic_load_n(&sigprof_runs, __ATOMIC_RELAXED) > 0 && __atomic_load_n(&sigprof_bad, __ATOMIC_RELAXED) == 0,
+            "SIGPROF handler: %ld runs, NULL for no thread every time (%ld wrong)", sigprof_runs, sigprof_bad);
     __atomic_store_n(&sampler_stop, 1, __ATOMIC_SEQ_CST);
     long long until = b_now_ms() + 5000;
     while (!__atomic_load_n(&sampler_done, __ATOMIC_SEQ_CST) && b_now_ms() < until)
@@ -203,8 +253,8 @@ static void shut_down(JVMPI_Event *ev)
             sampler_rounds);
     ended_thread_checks();
     static void *not_an_env[64];
-    b_check(b_pi->GetThreadStatus((JNIEnv *)not_an_env) == JVMPI_FAIL,
-            "GetThreadStatus of a JNIEnv * that was never a thread's is JVMPI_FAIL");
+    b_check(b_pi->GetThreadStatus((JNIEnv *)not_an_env) == JVMPI_THREAD_RUNNABLE,
+            "GetThreadStatus of a JNIEnv * that was never a thread's is RUNNABLE");
 
     const char *w = b_opt("workers");
     int workers = w ? atoi(w) : -1;
@@ -241,6 +291,7 @@ static void notify_event(JVMPI_Event *ev)
         if (!b_check(rc == JNI_OK, "CreateSystemThread(b-sampler) returns JNI_OK (%d)", (int)rc))
             sampler_done = 1;
         cpu_time_checks();
+        sigprof_timer(1);
         break;
     }
     case JVMPI_EVENT_JVM_SHUT_DOWN:

@@ -14,10 +14,16 @@ expect_file_has "$WORK/ts.out" '^B_ThreadStates end$'
 expect_no_agent_failures "$out"
 # 2 EnableEvent, CreateSystemThread, ready, envs; 24 free (status and bits
 # of 6 threads, twice); 8 SuspendThread; 16 for the other four; 7 for the
-# lists; 12 after: 72 checks.
-expect_summary "$out" b_threadstat 72
+# lists; 6 odd cases; 12 after: 78 checks.  Where the JVMPI specification
+# leaves room, HotSpot 5.0's answers (sleeping is RUNNABLE, ThreadHasRun
+# always true, the caller never suspended, JVMDI's codes in the lists).
+expect_summary "$out" b_threadstat 78
 expect_file_has "$out" '^ok ThreadHasRun(spinner) is JNI_TRUE'
-expect_file_has "$out" '^ok ThreadHasRun(sleeper) is JNI_FALSE'
+expect_file_has "$out" '^ok ThreadHasRun(sleeper) is JNI_TRUE'
+expect_file_has "$out" '^ok sleeper running free: GetThreadStatus .* (RUNNABLE)'
+expect_file_has "$out" '^ok SuspendThread of the calling thread returned at once'
+expect_file_has "$out" '^ok SuspendThreadList: 10 for the caller, NULL and no thread, 14 for a suspended one'
+expect_file_has "$out" '^ok GetThreadStatus of NULL and of no thread: RUNNABLE'
 expect_file_has "$out" '^ok blocked while suspended by SuspendThread: GetThreadStatus .* (MONITOR_WAIT)'
 expect_file_has "$out" '^ok waiter while suspended by SuspendThread: GetThreadStatus .* (CONDVAR_WAIT)'
 expect_file_has "$out" '^ok SuspendThreadList/ResumeThreadList report 0'
@@ -25,7 +31,9 @@ expect_file_has "$out" '^ok blocked while suspended by SuspendThread: SUSPENDED 
 expect_file_has "$out" '^ok flagged running free: SUSPENDED clear, INTERRUPTED set'
 expect_file_has "$out" '^ok flagged while suspended by SuspendThread: SUSPENDED set, INTERRUPTED set'
 expect_file_has "$out" '^ok spinner while suspended by SuspendThreadList: SUSPENDED set'
-# Nothing here is a mistake of the agent's: the layer says nothing.
-expect_file_lacks "$WORK/ts.err" 'JVMPI layer: \(warning\|error\)'
+# Nothing else is a mistake of the agent's: the layer says only that NULL
+# and the JNIEnv * that is no thread's are not threads.
+loud=$(grep -c 'JVMPI layer: \(warning\|error\)' "$WORK/ts.err")
+[ "$loud" = 6 ] || { grep 'JVMPI layer:' "$WORK/ts.err"; fail "expected 6 error lines from the layer, got $loud"; }
 note "b_threadstat: all checks passed"
 exit 0

@@ -4,9 +4,9 @@ import java.util.concurrent.CountDownLatch;
 
 // For it_b_threadstat.sh: five threads in known states, held there until the
 // agent (b_threadstat) is done sampling them.
-//   sleeper  Thread.sleep                 JVMPI_THREAD_CONDVAR_WAIT
+//   sleeper  Thread.sleep                 JVMPI_THREAD_RUNNABLE (as HotSpot 5.0)
 //   spinner  busy loop                    JVMPI_THREAD_RUNNABLE
-//   holder   Thread.sleep holding `lock`  JVMPI_THREAD_CONDVAR_WAIT
+//   holder   Thread.sleep holding `lock`  JVMPI_THREAD_RUNNABLE
 //   blocked  entering `lock`              JVMPI_THREAD_MONITOR_WAIT
 //   waiter   Object.wait on `cond`        JVMPI_THREAD_CONDVAR_WAIT
 //   flagged  busy loop, interrupted       JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interface.h"
+#include "layer.h"
 #include "threads.h"
 
 fake_backend_state fake;
@@ -21,6 +23,18 @@ void fake_reset(void)
     thread_env_set = false;
     thread_id = NULL;
     thread_id_set = false;
+}
+
+JVMPI_Interface *fake_layer_loaded(JNIEnv *main_env)
+{
+    unsetenv("JVMPI_LAYER_OPTIONS");
+    layer_reset();
+    fake_reset();
+    if (layer_onload(NULL, NULL) != JNI_OK) {
+        return NULL;
+    }
+    fake_set_thread_env(main_env);
+    return interface_table();
 }
 
 void fake_set_thread_env(JNIEnv *env)

@@ -104,6 +104,11 @@ extern fake_backend_state fake;
 /* Also clears the calling thread's fake_set_thread_env / fake_set_thread_id. */
 void fake_reset(void);
 
+/* The layer as an agent finds it: reset (fake_reset too), loaded the way
+ * -agentpath:libjvmpi.so with no agent named loads it, and the calling
+ * thread attached as main_env.  The interface table; NULL if loading failed. */
+JVMPI_Interface *fake_layer_loaded(JNIEnv *main_env);
+
 /* seam_current_env() answers env in the calling thread only (NULL: back to
  * fake.current_env), so several test threads can each be "attached". */
 void fake_set_thread_env(JNIEnv *env);

@@ -29,6 +29,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "fake_backend.h"
+#include "gate.h"
 #include "interface.h"
 #include "layer.h"
 #include "stderr_capture.h"
@@ -78,6 +79,7 @@ static int nev(void) { return atomic_load(&n_evs); }
 static bool systhread_at_init_done;
 static bool request_in_unload;
 static bool tls_at_shutdown;
+static void (*at_shutdown)(void); /* run inside the JVM_SHUT_DOWN handler */
 typedef enum { HOOK_LEAVE, HOOK_REWRITE, HOOK_IN_PLACE, HOOK_NULL } hook_mode;
 static hook_mode hook_how;
 static unsigned char *hook_agent_buffer;
@@ -212,6 +214,9 @@ static void record_event(JVMPI_Event *ev)
         if (tls_at_shutdown) {
             r.inner_rc = (jint)(intptr_t)pi->GetThreadLocalStorage(ev->env_id);
         }
+        if (at_shutdown != NULL) {
+            at_shutdown();
+        }
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         if (systhread_at_init_done) {
@@ -265,20 +270,17 @@ static void assert_all_zeroed(void)
 
 static void setup(void)
 {
-    unsetenv("JVMPI_LAYER_OPTIONS");
-    layer_reset();
-    fake_reset();
-    ck_assert_int_eq(layer_onload(NULL, NULL), JNI_OK);
-    pi = interface_table();
+    /* the test thread is the VM's main thread */
+    pi = fake_layer_loaded(ENV_MAIN);
+    ck_assert_ptr_nonnull(pi);
     ck_assert_ptr_eq(pi, layer_interface_for(JVMPI_VERSION_1_2, NULL));
     pi->NotifyEvent = record_event;
     atomic_store(&n_evs, 0);
     memset(evs, 0, sizeof evs);
     systhread_at_init_done = request_in_unload = tls_at_shutdown = false;
+    at_shutdown = NULL;
     hook_how = HOOK_LEAVE;
     hook_agent_buffer = NULL;
-    /* the test thread is the VM's main thread */
-    fake_set_thread_env(ENV_MAIN);
 }
 
 static void teardown(void)
@@ -738,8 +740,10 @@ END_TEST
 
 
 /* HotSpot 17+ ends the DestroyJavaVM thread before posting VMDeath from it;
- * the layer holds that THREAD_END back so JVM_SHUT_DOWN comes from a live
- * thread whose thread-local storage the agent still has (layer.c). */
+ * the layer holds that thread's end back so JVM_SHUT_DOWN comes from a live
+ * thread whose thread-local storage the agent still has (layer.c), and
+ * then sends no THREAD_END for it: JDK 5.0 sent nothing after JVM_SHUT_DOWN,
+ * and an agent that frees its tables there would write into freed memory. */
 START_TEST(test_shutdown_from_destroy_thread)
 {
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_SUCCESS);
@@ -753,15 +757,154 @@ START_TEST(test_shutdown_from_destroy_thread)
     ck_assert_int_eq(nev(), 0);
     java_thread_job death = {ENV(6), THREAD_ID(6), NULL, do_vm_death};
     run_as(&death);
-    ck_assert_int_eq(nev(), 2);
+    ck_assert_msg(nev() == 1, "%d events; the last is %d, not JVM_SHUT_DOWN", nev(), evs[nev() - 1].type);
     ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
     ck_assert_ptr_eq(evs[0].env_id, ENV(6));
     ck_assert_int_eq(evs[0].inner_rc, 0x4242);
-    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_END);
-    ck_assert_str_eq(evs[1].name, "DestroyJavaVM");
     ck_assert_ptr_null(pi->GetThreadObject(ENV(6)));
     ck_assert_int_eq(layer_phase(), LAYER_DEAD);
     assert_all_zeroed();
+}
+END_TEST
+
+/* JDK 5.0 disengaged JVMPI once JVM_SHUT_DOWN was posted.  While its
+ * handler runs, only what the handler itself asks for reaches the agent
+ * (HPROF requests its heap dump there); other threads' events and
+ * requests do not, and after it nothing does. */
+static jint other_thread_request_rc;
+
+static void do_request_thread_start(void *arg)
+{
+    (void)arg;
+    other_thread_request_rc = pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1));
+}
+
+static void while_shutting_down(void)
+{
+    start_thread(ENV(2), THREAD_ID(2), "late");      /* no THREAD_START */
+    java_thread_job dump = {ENV(1), THREAD_ID(1), NULL, do_data_dump};
+    run_as(&dump);                                    /* no DATA_DUMP_REQUEST */
+    java_thread_job ask = {ENV(1), THREAD_ID(1), NULL, do_request_thread_start};
+    run_as(&ask);                                     /* not available */
+    /* the handler's own request is answered */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1)), JVMPI_SUCCESS);
+}
+
+START_TEST(test_no_event_after_shut_down)
+{
+    static const jint on[] = {JVMPI_EVENT_THREAD_START, JVMPI_EVENT_THREAD_END, JVMPI_EVENT_JVM_SHUT_DOWN,
+                              JVMPI_EVENT_DATA_DUMP_REQUEST, JVMPI_EVENT_CLASS_LOAD};
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        ck_assert_int_eq(pi->EnableEvent(on[k], NULL), JVMPI_SUCCESS);
+    }
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    atomic_store(&n_evs, 0);
+    at_shutdown = while_shutting_down;
+    layer_vm_death(ENV_MAIN);
+    ck_assert_int_eq(other_thread_request_rc, JVMPI_NOT_AVAILABLE);
+    /* after it: threads end, classes load, dumps are asked for */
+    end_thread(ENV(1), THREAD_ID(1));
+    end_thread(ENV(2), THREAD_ID(2));
+    layer_class_defined(fake_class(CLASS_ID(1), "Late", 1, 0, 0));
+    layer_class_announce(ENV_MAIN, CLASS_ID(1));
+    layer_data_dump_request();
+    ck_assert_msg(nev() == 2, "%d events; the last is %d", nev(), evs[nev() - 1].type);
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
+    ck_assert(pthread_equal(evs[1].thread, pthread_self()));
+}
+END_TEST
+
+/* A GC window open on another thread when JVM_SHUT_DOWN comes ends first,
+ * GC_FINISH included: an agent that holds a lock from GC_START to
+ * GC_FINISH takes it again in its JVM_SHUT_DOWN handler. */
+static atomic_int window_stage;
+
+static void *window_thread(void *arg)
+{
+    (void)arg;
+    fake_set_thread_env(ENV(1));
+    gate_close();
+    dispatch_plain(ENV(1), JVMPI_EVENT_GC_START);
+    atomic_store(&window_stage, 1);
+    struct timespec pause = {0, 100 * 1000000L};
+    nanosleep(&pause, NULL); /* JVM_SHUT_DOWN comes meanwhile */
+    dispatch_plain(ENV(1), JVMPI_EVENT_GC_FINISH);
+    gate_open();
+    return NULL;
+}
+
+START_TEST(test_shut_down_waits_for_open_window)
+{
+    static const jint on[] = {JVMPI_EVENT_GC_START, JVMPI_EVENT_GC_FINISH, JVMPI_EVENT_JVM_SHUT_DOWN};
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        ck_assert_int_eq(pi->EnableEvent(on[k], NULL), JVMPI_SUCCESS);
+    }
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    atomic_store(&n_evs, 0);
+    atomic_store(&window_stage, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, window_thread, NULL), 0);
+    while (atomic_load(&window_stage) == 0) {
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    layer_vm_death(ENV_MAIN);
+    pthread_join(th, NULL);
+    ck_assert_msg(nev() == 3, "%d events", nev());
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_GC_START);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_GC_FINISH);
+    ck_assert_int_eq(evs[2].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+}
+END_TEST
+
+/* After JVM_SHUT_DOWN, an agent thread calling in gets at once an answer
+ * that means "nothing" (docs/differences.md): never a hang (JDK 5.0
+ * blocked such a thread for ever), never a crash, never a word.  Raw
+ * monitors, thread-local storage and CPU time, which need no VM, work on. */
+START_TEST(test_calls_after_shut_down)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    int word;
+    pi->SetThreadLocalStorage(ENV_MAIN, &word);
+    JVMPI_RawMonitor mon = pi->RawMonitorCreate("agent lock");
+    layer_vm_death(ENV_MAIN);
+    fake.trace_frames = 3;
+
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->DisableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1)), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
+    pi->SuspendThread(ENV(1));
+    JNIEnv *list[1] = {ENV(1)};
+    jint res[1] = {77};
+    pi->SuspendThreadList(1, list, res);
+    ck_assert_int_eq(res[0], 10);
+    pi->ResumeThreadList(1, list, res);
+    ck_assert_int_eq(res[0], 10);
+    JVMPI_CallFrame frames[4];
+    JVMPI_CallTrace tr = {ENV(1), 42, frames};
+    pi->GetCallTrace(&tr, 4);
+    ck_assert_int_eq(tr.num_frames, 0);
+    ck_assert_int_eq(pi->CreateSystemThread("late", JVMPI_NORMAL_PRIORITY, dummy_thread), JNI_ERR);
+    pi->RunGC();
+    ck_assert_ptr_eq(pi->GetThreadLocalStorage(ENV_MAIN), &word);
+    pi->RawMonitorEnter(mon);
+    pi->RawMonitorExit(mon);
+    ck_assert_int_ge(pi->GetCurrentThreadCpuTime(), 0);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
+    ck_assert_int_eq(fake.suspend_calls + fake.resume_calls + fake.gc_calls, 0);
+    ck_assert_ptr_null(fake.trace_handle);
+    ck_assert_int_eq(fake.system_threads, 0);
 }
 END_TEST
 
@@ -879,17 +1022,23 @@ START_TEST(test_call_trace)
 }
 END_TEST
 
+/* JDK 5.0 answered RUNNABLE for whatever it could not tell about, never
+ * -1 (JVMPI_FAIL), whose bits an agent reads as SUSPENDED, INTERRUPTED
+ * and every state at once. */
 START_TEST(test_thread_status)
 {
     fake_thread(ENV_MAIN, THREAD_ID(0), "main");
-    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_FAIL); /* before VM init */
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE); /* before VM init */
     go_live();
     fake.thread_status = JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED;
     ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
-    ck_assert_int_eq(pi->GetThreadStatus(NULL), JVMPI_FAIL);
-    ck_assert_int_eq(pi->GetThreadStatus(ENV(9)), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(NULL), JVMPI_THREAD_RUNNABLE);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(9)), JVMPI_THREAD_RUNNABLE);
+    /* known, but not started yet or exiting as far as the VM goes */
+    fake.thread_status = JVMPI_FAIL;
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE);
     layer_thread_ended(ENV_MAIN);
-    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV_MAIN), JVMPI_THREAD_RUNNABLE);
 }
 END_TEST
 
@@ -915,9 +1064,9 @@ START_TEST(test_thread_status_suspended)
     /* another thread is not suspended: the VM's view, bits as they are */
     fake.thread_status = JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED;
     ck_assert_int_eq(pi->GetThreadStatus(ENV(2)), JVMPI_THREAD_RUNNABLE | JVMPI_THREAD_INTERRUPTED);
-    /* a suspended thread the VM no longer has */
+    /* a suspended thread the VM no longer runs: still as at its suspension */
     fake.thread_status = JVMPI_FAIL;
-    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_FAIL);
+    ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_CONDVAR_WAIT | JVMPI_THREAD_SUSPENDED);
     pi->ResumeThread(ENV(1));
     fake.thread_status = JVMPI_THREAD_RUNNABLE;
     ck_assert_int_eq(pi->GetThreadStatus(ENV(1)), JVMPI_THREAD_RUNNABLE);
@@ -968,17 +1117,20 @@ START_TEST(test_ended_thread_quiet)
     jobjectID obj = pi->GetThreadObject(ENV(1));
     stderr_capture_end(&c);
     ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
-    ck_assert_int_eq(status, JVMPI_FAIL);
+    /* JDK 5.0's answers for a thread it no longer had: RUNNABLE, JVMDI's
+     * INVALID_THREAD (10) in the lists */
+    ck_assert_int_eq(status, JVMPI_THREAD_RUNNABLE);
     ck_assert_int_eq(tr.num_frames, 0);
     ck_assert_ptr_null(tls);
     ck_assert_int_eq(ran, JNI_FALSE);
-    ck_assert_int_eq(sres[0], JVMPI_FAIL);
-    ck_assert_int_eq(rres[0], JVMPI_FAIL);
+    ck_assert_int_eq(sres[0], 10);
+    ck_assert_int_eq(rres[0], 10);
     ck_assert_ptr_null(obj);
     ck_assert_ptr_null(fake.trace_handle);
     ck_assert_int_eq(fake.suspend_calls + fake.resume_calls, 0);
 
-    /* never a thread: each call says so */
+    /* never a thread: each call says so, but for the thread-local storage
+     * ones, which are made from signal handlers */
     tr = (JVMPI_CallTrace){ENV(9), 42, frames};
     stderr_capture_begin(&c);
     pi->GetThreadStatus(ENV(9));
@@ -991,8 +1143,8 @@ START_TEST(test_ended_thread_quiet)
     pi->GetThreadStatus(NULL);
     pi->GetThreadLocalStorage(NULL);
     stderr_capture_end(&c);
-    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: "), 9);
-    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 9);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: "), 6);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 6);
 
     /* the VM gives the JNIEnv to a new thread: that one answers */
     start_thread(ENV(1), THREAD_ID(3), "reuser");
@@ -1008,6 +1160,7 @@ END_TEST
 START_TEST(test_suspend_resume_bad)
 {
     go_live();
+    start_thread(ENV(1), THREAD_ID(1), "other");
     pi->SuspendThread(NULL);
     pi->SuspendThread(ENV(9));
     pi->ResumeThread(NULL);
@@ -1019,7 +1172,7 @@ START_TEST(test_suspend_resume_bad)
     pi->SuspendThreadList(2, NULL, results);
     pi->ResumeThreadList(2, NULL, results);
     ck_assert_int_eq(results[0], 77);
-    JNIEnv *list[3] = {ENV_MAIN, ENV(9), NULL};
+    JNIEnv *list[3] = {ENV(1), ENV(9), NULL};
     pi->SuspendThreadList(3, list, NULL);
     pi->SuspendThreadList(-1, list, results);
     pi->SuspendThreadList(0, NULL, NULL);
@@ -1027,58 +1180,131 @@ START_TEST(test_suspend_resume_bad)
     ck_assert_int_eq(results[0], 77);
     ck_assert_int_eq(fake.suspend_calls, 0);
 
-    /* a list with one known thread: only it is suspended */
+    /* a list with one known thread: only it is suspended; the others get
+     * JVMDI's INVALID_THREAD (10), as on JDK 5.0 */
     pi->SuspendThreadList(3, list, results);
     ck_assert_int_eq(results[0], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[1], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[2], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], 10);
+    ck_assert_int_eq(results[2], 10);
     ck_assert_int_eq(fake.suspend_calls, 1);
-    ck_assert_ptr_eq(fake.suspend_handle, ENV_MAIN);
+    ck_assert_ptr_eq(fake.suspend_handle, ENV(1));
     results[0] = results[1] = results[2] = 77;
     pi->ResumeThreadList(3, list, results);
     ck_assert_int_eq(results[0], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[1], JVMPI_SUCCESS);
-    ck_assert_int_ne(results[2], JVMPI_SUCCESS);
+    ck_assert_int_eq(results[1], 10);
+    ck_assert_int_eq(results[2], 10);
     ck_assert_int_eq(fake.resume_calls, 1);
 
-    pi->SuspendThread(ENV_MAIN);
-    pi->ResumeThread(ENV_MAIN);
+    pi->SuspendThread(ENV(1));
+    pi->ResumeThread(ENV(1));
     ck_assert_int_eq(fake.suspend_calls, 2);
     ck_assert_int_eq(fake.resume_calls, 2);
 }
 END_TEST
 
+/* A thread the VM starts for itself, as the backend records the layer's own. */
+static void do_start_internal(void *arg)
+{
+    java_thread_job *j = arg;
+    seam_thread_info info;
+    memset(&info, 0, sizeof info);
+    info.env = j->env;
+    info.id = j->id;
+    info.handle = j->env;
+    info.name = strdup(j->name);
+    info.internal = true;
+    layer_thread_started(&info);
+}
+
+/* JDK 5.0's SuspendThread and the list functions: the caller is never
+ * suspended (HPROF suspends every thread on its list, itself included, and
+ * must go on to resume them), nor a thread twice, nor one the VM does not
+ * run; results are JVMDI's codes: 0, INVALID_THREAD (10), THREAD_SUSPENDED
+ * (14).  A hidden thread answers 0 and runs on. */
+START_TEST(test_suspend_as_jdk5)
+{
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "one");
+    start_thread(ENV(2), THREAD_ID(2), "two");
+    start_thread(ENV(3), THREAD_ID(3), "gone");
+    end_thread(ENV(3), THREAD_ID(3));
+    java_thread_job hidden = {ENV(5), THREAD_ID(5), "hidden", do_start_internal};
+    run_as(&hidden);
+
+    pi->SuspendThread(ENV_MAIN); /* the caller: returns at once */
+    ck_assert_int_eq(fake.suspend_calls, 0);
+    pi->SuspendThread(ENV(1));
+    pi->SuspendThread(ENV(1)); /* again: nothing */
+    ck_assert_int_eq(fake.suspend_calls, 1);
+
+    JNIEnv *list[7] = {ENV(1), ENV(2), ENV_MAIN, NULL, ENV(9), ENV(3), ENV(5)};
+    jint results[7] = {77, 77, 77, 77, 77, 77, 77};
+    pi->SuspendThreadList(7, list, results);
+    static const jint want[7] = {14, 0, 10, 10, 10, 10, 0};
+    for (int i = 0; i < 7; i++) {
+        ck_assert_msg(results[i] == want[i], "SuspendThreadList: results[%d] is %d, not %d", i, (int)results[i],
+                      (int)want[i]);
+    }
+    ck_assert_int_eq(fake.suspend_calls, 2);
+    ck_assert_ptr_eq(fake.suspend_handle, ENV(2));
+
+    /* not started yet, or exiting, as the VM sees it */
+    start_thread(ENV(4), THREAD_ID(4), "leaving");
+    fake.thread_status = JVMPI_FAIL;
+    JNIEnv *leaving = ENV(4);
+    jint r = 77;
+    pi->SuspendThreadList(1, &leaving, &r);
+    ck_assert_int_eq(r, 10);
+    pi->SuspendThread(ENV(4));
+    ck_assert_int_eq(fake.suspend_calls, 2);
+    fake.thread_status = JVMPI_THREAD_RUNNABLE;
+
+    /* resumed: whatever JVMPI suspended; 0 for every live thread, 10 else */
+    JNIEnv *rlist[5] = {ENV(1), ENV(2), ENV_MAIN, NULL, ENV(9)};
+    pi->ResumeThreadList(5, rlist, results);
+    static const jint rwant[5] = {0, 0, 0, 10, 10};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_msg(results[i] == rwant[i], "ResumeThreadList: results[%d] is %d, not %d", i, (int)results[i],
+                      (int)rwant[i]);
+    }
+    ck_assert_int_eq(fake.resume_calls, 2);
+    /* and can be suspended again */
+    pi->SuspendThreadList(1, list, results);
+    ck_assert_int_eq(results[0], 0);
+    ck_assert_int_eq(fake.suspend_calls, 3);
+    pi->ResumeThread(ENV(1));
+    ck_assert_int_eq(fake.resume_calls, 3);
+}
+END_TEST
+
+/* JDK 5.0 could not tell whether a thread had run since its last
+ * suspension: it said yes for every live thread, CPU used or not. */
 START_TEST(test_thread_has_run)
 {
     go_live();
     start_thread(ENV(1), THREAD_ID(1), "sampled");
-    /* nothing to compare with yet: assumed to have run */
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     fake.cpu_time = 1000;
     pi->SuspendThread(ENV(1));
     ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     pi->ResumeThread(ENV(1));
-    /* no CPU used between two suspensions */
-    pi->SuspendThread(ENV(1));
-    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
-    pi->ResumeThread(ENV(1));
-    /* CPU used */
-    fake.cpu_time = 5000;
+    /* no CPU used between two suspensions: yes all the same */
     pi->SuspendThread(ENV(1));
     ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_TRUE);
     pi->ResumeThread(ENV(1));
-    pi->SuspendThread(ENV(1));
-    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
-    pi->ResumeThread(ENV(1));
+    ck_assert_int_eq(pi->ThreadHasRun(ENV_MAIN), JNI_TRUE);
 
     ck_assert_int_eq(pi->ThreadHasRun(NULL), JNI_FALSE);
     ck_assert_int_eq(pi->ThreadHasRun(ENV(9)), JNI_FALSE);
+    end_thread(ENV(1), THREAD_ID(1));
+    ck_assert_int_eq(pi->ThreadHasRun(ENV(1)), JNI_FALSE);
 }
 END_TEST
 
 /* A virtual thread (JDK 21+): recorded on the carrier that starts it, it
  * gets a handle of its own; while mounted, whatever its carrier sends
  * carries that handle, and its storage and status follow it to another
- * carrier; ThreadHasRun tells from its mounts. */
+ * carrier. */
 static thread_rec *vt;
 static jobject vt_ref(int i) { return (jobject)(uintptr_t)(0x7000 + i); }
 
@@ -1168,10 +1394,7 @@ START_TEST(test_virtual_thread)
     ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_THREAD_CONDVAR_WAIT);
     pi->SuspendThread(handle);
     ck_assert_ptr_eq(fake.suspend_handle, (void *)(uintptr_t)0x6666);
-    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE); /* nothing to compare with */
-    pi->ResumeThread(handle);
-    pi->SuspendThread(handle);
-    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_FALSE); /* stayed off its carriers */
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_TRUE); /* live: JDK 5.0 said so for every live thread */
     pi->ResumeThread(handle);
     java_thread_job second = {ENV(7), THREAD_ID(7), NULL, vt_on_second_carrier};
     run_as(&second);
@@ -1188,7 +1411,7 @@ START_TEST(test_virtual_thread)
     ck_assert_ptr_eq(evs[4].env_id, handle);
     ck_assert_ptr_eq(evs[4].thread_env, handle);
     ck_assert_ptr_eq(evs[5].env_id, ENV(7)); /* the carrier is itself again */
-    ck_assert_int_eq(pi->GetThreadStatus(handle), JVMPI_FAIL);
+    ck_assert_int_eq(pi->ThreadHasRun(handle), JNI_FALSE); /* ended */
 }
 END_TEST
 
@@ -1523,6 +1746,9 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_create_system_thread_in_init_done_handler);
     tcase_add_test(tc, test_thread_seen_before_init);
     tcase_add_test(tc, test_shutdown_from_destroy_thread);
+    tcase_add_test(tc, test_no_event_after_shut_down);
+    tcase_add_test(tc, test_calls_after_shut_down);
+    tcase_add_test(tc, test_shut_down_waits_for_open_window);
     tcase_add_test(tc, test_every_event_zeroed);
     suite_add_tcase(s, tc);
 
@@ -1534,6 +1760,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_thread_status_suspended);
     tcase_add_test(tc, test_ended_thread_quiet);
     tcase_add_test(tc, test_suspend_resume_bad);
+    tcase_add_test(tc, test_suspend_as_jdk5);
     tcase_add_test(tc, test_thread_has_run);
     tcase_add_test(tc, test_virtual_thread);
     tcase_add_test(tc, test_create_system_thread);
