@@ -391,7 +391,9 @@ static bool dumped_object_info(const seam_heap_object *o, seam_object_info *out)
         out->is_array = JVMPI_CLASS;
         out->class_id = c != NULL ? c->info->element_id : NULL;
         classes_release(c);
-        return true;
+        /* An array class defined before its element class could be linked
+         * (before VM init): asked afresh, which links it now. */
+        return out->class_id != NULL;
     }
     default:
         return false; /* a Class object: its class record says it */

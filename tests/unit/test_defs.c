@@ -218,6 +218,34 @@ START_TEST(test_request_object_alloc_without_a_scan)
 }
 END_TEST
 
+/* An array class whose record has no element class (it was defined
+ * before its element class could be linked): the OBJECT_ALLOC sent for
+ * one of its arrays before a dump is asked of the backend afresh, which
+ * links the element class, so it names it (HotSpot 5.0 never sent NULL). */
+START_TEST(test_dumped_array_names_its_element_class)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    go_live();
+    int64_t markers_tag = ids_next_class(JVMPI_CLASS);
+    jobjectID markers = seam_id_from_tag(markers_tag), marker = seam_id_from_tag(ids_next_class(0));
+    seam_class_info *info = fake_class(markers, "[LMarker;", 0, 0, 0);
+    info->array_type = JVMPI_CLASS;
+    layer_class_defined(info);
+    define(marker, "Marker", 100);
+    jobjectID a = seam_id_from_tag(ids_next_unannounced_object(32, markers_tag));
+    fake.objects[0] = (seam_object_info){a, marker, JVMPI_CLASS, 32};
+    fake.object_count = 1;
+    static seam_heap_object objs[1];
+    objs[0] = (seam_heap_object){.id = a, .class_id = markers, .kind = SEAM_HEAP_OBJ_ARRAY};
+    fake.heap_snapshot = (seam_heap_snapshot){.num_objects = 1, .objects = objs};
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
+    int i = find(JVMPI_EVENT_OBJECT_ALLOC, a);
+    ck_assert_int_ge(i, 0);
+    ck_assert_int_eq(recs[i].is_array, JVMPI_CLASS);
+    ck_assert_ptr_eq(recs[i].class_id, marker);
+}
+END_TEST
+
 /* With OBJECT_ALLOC and CLASS_LOAD on, a class's Class object is announced
  * right before the class, after java.lang.Class's CLASS_LOAD, which its
  * OBJECT_ALLOC names; java.lang.Class's own object, which names no class,
@@ -332,6 +360,7 @@ static Suite *defs_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_request_object_alloc_of_a_class);
     tcase_add_test(tc, test_replayed_class_class_names_no_class);
+    tcase_add_test(tc, test_dumped_array_names_its_element_class);
     tcase_add_test(tc, test_request_object_alloc_without_a_scan);
     tcase_add_test(tc, test_class_object_before_its_class);
     tcase_add_test(tc, test_method_class_defined_first);
