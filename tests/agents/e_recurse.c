@@ -200,14 +200,6 @@ static void on_heap_dump(const JVMPI_Event *ev)
         e_pass();
 }
 
-static void heap_dump(void)
-{
-    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
-    e_req r = {0};
-    if (e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, "DATA_DUMP_REQUEST"))
-        e_say("heap dump for DATA_DUMP_REQUEST done");
-}
-
 static void JNICALL notify(JVMPI_Event *ev)
 {
     if (!e_accept(ev))
@@ -234,7 +226,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         on_heap_dump(ev);
         break;
     case JVMPI_EVENT_DATA_DUMP_REQUEST:
-        heap_dump();
+        e_heap_dump("DATA_DUMP_REQUEST");
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         e_threads_init_done();
@@ -255,10 +247,7 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lk, &a);
+    e_recursive_lock_init(&lk);
     if (e_setup(vm, options, "e_recurse") != JNI_OK)
         return JNI_ERR;
     watch = e_opt(options, "watch");

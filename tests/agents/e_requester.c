@@ -405,21 +405,13 @@ static void on_heap_dump(const JVMPI_Event *ev)
           asked);
 }
 
-static void heap_dump(const char *why)
-{
-    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
-    e_req r = {0};
-    if (e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, why))
-        e_say("heap dump for %s done", why);
-}
-
 static void dumper(void *unused)
 {
     for (int i = 0; i < dumps_wanted; i++) {
         e_sleep_ms(dump_ms);
         if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
             return;
-        heap_dump("the timer");
+        e_heap_dump("the timer");
     }
 }
 
@@ -458,7 +450,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         break;
     case JVMPI_EVENT_DATA_DUMP_REQUEST:
         __atomic_add_fetch(&n_dump_dumps, 1, __ATOMIC_RELAXED);
-        heap_dump("DATA_DUMP_REQUEST");
+        e_heap_dump("DATA_DUMP_REQUEST");
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         e_threads_init_done();
@@ -482,10 +474,7 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lk, &a);
+    e_recursive_lock_init(&lk);
     if (e_setup(vm, options, "e_requester") != JNI_OK)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 1);
