@@ -6,7 +6,7 @@
 # did.  java.lang.Class's own Class object must name no class (else the
 # requests recur without end), and an array must name its element class even
 # when that class is loaded but not yet linked.
-# Runs: javac on 30 java.util files; E_Recurse, whose arrays of classes not
+# Runs: javac on 20 java.util files; E_Recurse, whose arrays of classes not
 # yet linked (plain, two-dimensional, interface, hidden, from the CDS
 # archive) are made after start-up, with a level 2 heap dump on SIGQUIT
 # while they are held.
@@ -16,7 +16,7 @@
 # A JDK class in this JDK's CDS archive that a small program does not use.
 shared=java.util.StringJoiner
 
-e_javac recurse-javac e_recurse "" 30
+e_javac recurse-javac e_recurse "" 20
 e_verdict recurse-javac e_recurse 10000
 
 e_sigquit recurse-arrays e_recurse "watch=$shared" '^heap dump for DATA_DUMP_REQUEST done' E_Recurse "$shared"
