@@ -254,9 +254,8 @@ static jobjectID define_element(JNIEnv *env, jclass array_class, id_list *define
  * A class gets its ID when it is prepared: JVM TI lists no methods or
  * fields of a class before (GetClassMethods, GetClassFields).  But an array
  * of a class can be made before the class is linked (new Marker[n] with no
- * Marker made yet), and JVMPI's OBJECT_ALLOC of a reference array names its
- * element class, never NULL (HotSpot 5.0 announced every class at load).
- * So the innermost element class of an array class is linked when the
+ * Marker made yet), and an OBJECT_ALLOC of a reference array names its
+ * element class, never NULL, as HotSpot 5.0's did.  So the innermost element class of an array class is linked when the
  * layer first needs it.  Neither JNI nor JVM TI has a call that links
  * without initializing; HotSpot links a class when reflection asks for its
  * declared members, and Class.getDeclaredFields0 is a native: no bytecode
