@@ -201,6 +201,10 @@ static late_obj *late_get(int64_t tag)
     return o;
 }
 
+/* Every Class object's OBJECT_ALLOC, wherever it is made, comes from here.
+ * java.lang.Class's own names no class, as on HotSpot 5.0: an agent that
+ * asks for the OBJECT_ALLOC of every class_id it does not know (HPROF)
+ * would otherwise ask for this one again from its own handler, without end. */
 bool defs_class_object_info(jobjectID class_id, seam_object_info *out)
 {
     class_rec *c = classes_acquire(class_id);
@@ -211,7 +215,7 @@ bool defs_class_object_info(jobjectID class_id, seam_object_info *out)
     }
     memset(out, 0, sizeof *out);
     out->id = class_id;
-    out->class_id = class_class;
+    out->class_id = class_id == class_class ? NULL : class_class;
     out->is_array = JVMPI_NORMAL_OBJECT;
     out->size = c->info->object_size;
     classes_release(c);
@@ -387,7 +391,9 @@ static bool dumped_object_info(const seam_heap_object *o, seam_object_info *out)
         out->is_array = JVMPI_CLASS;
         out->class_id = c != NULL ? c->info->element_id : NULL;
         classes_release(c);
-        return true;
+        /* An array class defined before its element class could be linked
+         * (before VM init): asked afresh, which links it now. */
+        return out->class_id != NULL;
     }
     default:
         return false; /* a Class object: its class record says it */

@@ -83,25 +83,16 @@ void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id
 /* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
  * that object's OBJECT_ALLOC comes first, so that an agent that looks the
  * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
- * java.lang.Class's own object can only follow: its OBJECT_ALLOC names
- * java.lang.Class as its class.  Each agent is told in turn, each after
- * what it was not told yet. */
+ * Each agent is told in turn, each after what it was not told yet. */
 void dispatch_announce_class(JNIEnv *env, class_rec *c)
 {
     agents_mask due = events_agents(JVMPI_EVENT_CLASS_LOAD) & ~defs_sent_mask(&c->announced);
     AGENTS_EACH(k, due) {
         int saved = agents_target_begin((int)k);
         if (classes_claim_announce(c)) {
-            jobjectID id = c->info->id;
-            bool class_class = id == seam_class_class_id();
-            if (!class_class) {
-                defs_object(env, id, NULL);
-            }
+            defs_object(env, c->info->id, NULL);
             dispatch_class_load(env, c, false);
             defs_sent(&c->announced);
-            if (class_class) {
-                defs_object(env, id, NULL);
-            }
         }
         agents_target_end(saved);
     }

@@ -188,7 +188,9 @@ static void replay_objects(JNIEnv *env)
     LOG_DEBUG("start-up replay: %d objects", n);
     for (int i = 0; i < n; i++) {
         int64_t tag = seam_tag_from_id(objects[i].id);
-        if (ids_is_class(tag) || ids_is_unannounced(tag)) {
+        if (ids_is_class(tag)) {
+            defs_object(env, objects[i].id, NULL); /* described as every Class object is (jvmpi/defs.c) */
+        } else if (ids_is_unannounced(tag)) {
             defs_object(env, objects[i].id, &objects[i]);
         } else {
             dispatch_object_alloc(env, &objects[i], false);

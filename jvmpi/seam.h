@@ -100,7 +100,8 @@ typedef struct seam_class_info {
     jint num_instances;
     JVMPI_Field *instances;
     jint array_type;       /* 0, or the element type of an array class (JVMPI_CLASS, JVMPI_INT...) */
-    jobjectID element_id;  /* arrays of references: the element class, NULL when it has no ID */
+    jobjectID element_id;  /* arrays of references: the element class (NULL if it could
+                            * not be linked, or the array class was defined before VM init) */
     jlong object_size;     /* bytes of the java.lang.Class object (its OBJECT_ALLOC's size) */
 } seam_class_info;
 
@@ -164,12 +165,14 @@ jobjectID seam_current_thread_id(void);
 bool seam_thread_adopt(JNIEnv *env);
 
 /* java.lang.Class's class ID (the class_id of every Class object's
- * OBJECT_ALLOC); NULL before VM init. */
+ * OBJECT_ALLOC but its own, which names none); NULL before VM init. */
 jobjectID seam_class_class_id(void);
 
 /* Every loaded, prepared class (arrays included, primitives left out) that
  * has no ID yet gets one and is passed to layer_class_defined(), without
- * being announced; classes that already have an ID are left alone. */
+ * being announced; classes that already have an ID are left alone.  An
+ * array class's element class is linked first if it is not (not
+ * initialized), so that it is among them. */
 void seam_define_loaded_classes(JNIEnv *env);
 
 /* ID of the class that declares a method, defining the class if needed;

@@ -95,8 +95,16 @@ static inline void bk_callback_exit(void)
 #define END_CALLBACK() bk_callback_exit()
 
 /* classinfo.c */
-/* ID of a class, giving it one (and a CLASS_LOAD record) when it has none. */
+/* ID of a class, giving it one (and a CLASS_LOAD record) when it has none;
+ * an array class's innermost element class is linked first if it is not. */
 jobjectID bk_class_id(JNIEnv *env, jclass klass);
+/* From VM init on: element classes may be linked (see classinfo.c). */
+void bk_classinfo_vm_init(JNIEnv *env);
+/* Links the innermost element class of array_class if it is loaded but not
+ * linked (not initialized); nothing for other classes or before VM init. */
+void bk_link_element(JNIEnv *env, jclass array_class);
+/* Set while the layer calls into the VM for itself: its method events are not reported. */
+extern TLS_FAST bool bk_own_call;
 void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
 
@@ -130,8 +138,9 @@ void bk_class_prepare_wanted(void);
 void bk_heap_gc_switch(bool on);
 /* Switches SampledObjectAlloc (OBJECT_ALLOC's source). */
 bool bk_heap_alloc_switch(bool on);
-/* While set, the calling thread's allocations are not reported (the layer's own). */
-void bk_alloc_quiet(bool quiet);
+/* While set, the calling thread's allocations are not reported (the layer's
+ * own); returns what was set before. */
+bool bk_alloc_quiet(bool quiet);
 /* Local ref to an array class's element class; NULL when not an array class. */
 jclass bk_array_element_class(JNIEnv *env, jclass array_class);
 /* java.lang.Class's class ID (as a tag), known from VM init on. */

@@ -249,6 +249,105 @@ static jobjectID define_element(JNIEnv *env, jclass array_class, id_list *define
     return id;
 }
 
+/* ---- element classes linked before their arrays' classes ---------------------
+ *
+ * A class gets its ID when it is prepared: JVM TI lists no methods or
+ * fields of a class before (GetClassMethods, GetClassFields).  But an array
+ * of a class can be made before the class is linked (new Marker[n] with no
+ * Marker made yet), and an OBJECT_ALLOC of a reference array names its
+ * element class, never NULL, as HotSpot 5.0's did.  So the innermost element class of an array class is linked when the
+ * layer first needs it.  Neither JNI nor JVM TI has a call that links
+ * without initializing; HotSpot links a class when reflection asks for its
+ * declared members, and Class.getDeclaredFields0 is a native: no bytecode
+ * of the program's or the JDK's runs, and linking runs no static
+ * initializer.  What it allocates is not reported, nor its method events;
+ * the ClassPrepare it causes gives the class its ID and CLASS_LOAD, as
+ * linking by the program would.  Never with class_lock held: that
+ * ClassPrepare takes it on this thread. */
+
+TLS_FAST bool bk_own_call;
+static jclass class_class;        /* global ref */
+static jmethodID declared_fields; /* Class.getDeclaredFields0(boolean) */
+
+void bk_classinfo_vm_init(JNIEnv *env)
+{
+    jclass c = (*env)->FindClass(env, "java/lang/Class");
+    jmethodID m = c != NULL ? (*env)->GetMethodID(env, c, "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;") : NULL;
+    (*env)->ExceptionClear(env);
+    if (m == NULL) {
+        LOG_WARN("java.lang.Class has no getDeclaredFields0: an array made before its element class is linked "
+                 "names no element class");
+    } else {
+        declared_fields = m;
+        class_class = bk_new_global_ref(env, c);
+    }
+    if (c != NULL) {
+        (*env)->DeleteLocalRef(env, c);
+    }
+}
+
+/* Links klass, its superclasses and interfaces (not initialized). */
+static void link_class(JNIEnv *env, jclass klass)
+{
+    jthrowable pending = (*env)->ExceptionOccurred(env);
+    if (pending != NULL) {
+        (*env)->ExceptionClear(env);
+    }
+    bool quiet = bk_alloc_quiet(true), own = bk_own_call;
+    bk_own_call = true;
+    jobject fields = (*env)->CallNonvirtualObjectMethod(env, klass, class_class, declared_fields, JNI_TRUE);
+    bk_own_call = own;
+    bk_alloc_quiet(quiet);
+    if ((*env)->ExceptionCheck(env)) {
+        /* A class that fails to link (it fails again when the program uses it). */
+        (*env)->ExceptionClear(env);
+        LOG_DEBUG("an array's element class could not be linked: its arrays name no element class");
+    }
+    if (fields != NULL) {
+        (*env)->DeleteLocalRef(env, fields);
+    }
+    if (pending != NULL) {
+        (*env)->Throw(env, pending);
+        (*env)->DeleteLocalRef(env, pending);
+    }
+}
+
+/* Whether klass is an array class; its status in *status. */
+static bool is_array_class(jclass klass, jint *status)
+{
+    *status = 0;
+    return JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassStatus, klass, status)) && (*status & JVMTI_CLASS_STATUS_ARRAY);
+}
+
+void bk_link_element(JNIEnv *env, jclass array_class)
+{
+    jint status = 0;
+    /* componentType is read of array classes only: HotSpot may keep
+     * something else in that slot of other Class objects. */
+    if (declared_fields == NULL || !is_array_class(array_class, &status)) {
+        return;
+    }
+    jclass e = bk_array_element_class(env, array_class);
+    while (e != NULL && is_array_class(e, &status)) {
+        jclass inner = bk_array_element_class(env, e);
+        (*env)->DeleteLocalRef(env, e);
+        e = inner;
+    }
+    if (e != NULL && class_tag(e) == 0 &&
+        !(status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ERROR | JVMTI_CLASS_STATUS_PRIMITIVE))) {
+        if (log_level >= LOG_LEVEL_DEBUG) {
+            char *sig = NULL;
+            JVMTI_CALL(bk.jvmti, GetClassSignature, e, &sig, NULL);
+            LOG_DEBUG("%s is linked now: an array of it names it", sig != NULL ? sig : "?");
+            bk_deallocate(sig);
+        }
+        link_class(env, e);
+    }
+    if (e != NULL) {
+        (*env)->DeleteLocalRef(env, e);
+    }
+}
+
 /* Gives the class its ID and record; superclasses first, so that CLASS_LOADs
  * sent in definition order never name a super the agent has not seen. */
 static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
@@ -319,6 +418,7 @@ jobjectID bk_class_id(JNIEnv *env, jclass klass)
     if (tag != 0) {
         return seam_id_from_tag(tag);
     }
+    bk_link_element(env, klass); /* before class_lock: see above */
     jobjectID id;
     id_list defined;
     memset(&defined, 0, sizeof defined);
@@ -351,6 +451,11 @@ void seam_define_loaded_classes(JNIEnv *env)
     jclass *classes = NULL;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetLoadedClasses, &n, &classes))) {
         return;
+    }
+    for (jint i = 0; i < n; i++) {
+        if (class_tag(classes[i]) == 0) {
+            bk_link_element(env, classes[i]);
+        }
     }
     id_list defined;
     memset(&defined, 0, sizeof defined);

@@ -111,12 +111,7 @@ void fieldmap_klass_resolve(klasses *ks, jlong tag)
         (*env)->DeleteLocalRef(env, super);
     }
     if (ids_array_type(tag) == JVMPI_CLASS) {
-        jclass element = bk_array_element_class(env, k->cls);
-        if (element != NULL) {
-            jlong et = seam_tag_from_id(bk_class_id(env, element));
-            (*env)->DeleteLocalRef(env, element);
-            fieldmap_klass_of(ks, tag)->element_tag = et;
-        }
+        fieldmap_klass_of(ks, tag)->element_tag = seam_tag_from_id(bk_element_class_id(env, k->cls));
     }
 }
 

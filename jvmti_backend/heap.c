@@ -16,7 +16,12 @@
 /* Set while the layer allocates on a thread for its own reasons. */
 static TLS_FAST bool alloc_quiet;
 
-void bk_alloc_quiet(bool quiet) { alloc_quiet = quiet; }
+bool bk_alloc_quiet(bool quiet)
+{
+    bool was = alloc_quiet;
+    alloc_quiet = quiet;
+    return was;
+}
 
 static jclass void_class;             /* global ref: a class with no instances */
 static jfieldID component_type_field; /* java.lang.Class.componentType */
@@ -69,6 +74,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
         (*env)->DeleteLocalRef(env, class_class);
     }
     (*env)->ExceptionClear(env);
+    bk_classinfo_vm_init(env);
     if (component_type_field == NULL) {
         LOG_WARN("java.lang.Class has no componentType field: arrays of references carry no element class");
     }
@@ -135,6 +141,11 @@ jobjectID bk_element_class_id(JNIEnv *env, jclass array_class)
         return NULL;
     }
     jobjectID id = bk_class_id(env, element);
+    if (id == NULL) {
+        /* Loaded, not linked: linked now, which gives it its ID. */
+        bk_link_element(env, array_class);
+        id = bk_class_id(env, element);
+    }
     (*env)->DeleteLocalRef(env, element);
     return id;
 }

@@ -214,7 +214,7 @@ HOT jmethodID method_of(hook_method *m)
 HOT hook_method *hook_begin(jint id)
 {
     hook_method *m = id_slot(id);
-    if (m == NULL || in_hook || !bk_callback_enter()) {
+    if (m == NULL || in_hook || bk_own_call || !bk_callback_enter()) {
         return NULL;
     }
     in_hook = 1;

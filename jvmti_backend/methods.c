@@ -117,6 +117,9 @@ static jobjectID receiver_id(JNIEnv *env, jthread thread, jmethodID method)
 
 void JNICALL bk_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
 {
+    if (bk_own_call) {
+        return;
+    }
     BEGIN_CALLBACK();
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&want_receiver, memory_order_relaxed)) {
@@ -129,6 +132,9 @@ void JNICALL bk_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jm
 void JNICALL bk_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                jboolean by_exception, jvalue value)
 {
+    if (bk_own_call) {
+        return;
+    }
     BEGIN_CALLBACK();
     layer_method_exit(env, method);
     END_CALLBACK();

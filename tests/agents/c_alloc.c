@@ -21,7 +21,8 @@
  *    THREAD_START "c-alloc-worker".
  * For every OBJECT_ALLOC (outside windows too): arena_id 1, obj_id not NULL
  * and never seen before, a valid is_array code, class_id NULL exactly for
- * primitive arrays, size > 0 (and the exact HotSpot size for C_Marker and
+ * primitive arrays and java.lang.Class's own Class object (as HotSpot 5.0
+ * sent them), the element class for arrays of references, size > 0 (and the exact HotSpot size for C_Marker and
  * for primitive arrays of length 4711), and once JVM_INIT_DONE has been
  * delivered (the start-up replay may name classes whose CLASS_LOAD comes
  * later), class_id already defined by a CLASS_LOAD.
@@ -47,7 +48,8 @@ static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static c_classes classes;
 static c_map all_ids;
 static int init_done;
-static long n_alloc, n_alloc_before_init, n_null_elem;
+static long n_alloc, n_alloc_before_init;
+static jobjectID null_plain; /* the plain object with class_id NULL: java.lang.Class's Class object */
 
 /* clone_ids=lost (the script sets it on JDK 25 and later): HotSpot there
  * posts the allocation of Object.clone() before the copy, and a tag set in
@@ -125,14 +127,17 @@ static void on_alloc(JVMPI_Event *ev)
         C_FAIL_SOME(dup_id, "OBJECT_ALLOC obj_id %p was already given to an earlier OBJECT_ALLOC", (void *)oid);
     if (!c_valid_array_code(is_array))
         C_FAIL_SOME(bad_type, "OBJECT_ALLOC obj %p is_array %d is no JVMPI type code", (void *)oid, (int)is_array);
-    else if (is_array == JVMPI_CLASS && cid == NULL) {
-        /* Allowed: an array of a class that is loaded but not yet linked
-         * (JVM TI can describe no such class, so it has no CLASS_LOAD yet;
-         * JDK 5.0 sent NULL for every array of references).  The marker
-         * arrays below are counted by class, so a NULL there still fails. */
+    else if (is_array == JVMPI_NORMAL_OBJECT && cid == NULL) {
+        /* Only java.lang.Class's own Class object (checked at the end: its
+         * CLASS_LOAD comes after it). */
         pthread_mutex_lock(&lk);
-        n_null_elem++;
+        jobjectID other = null_plain;
+        if (!other)
+            null_plain = oid;
         pthread_mutex_unlock(&lk);
+        if (other && other != oid)
+            C_FAIL_SOME(bad_class, "OBJECT_ALLOC obj %p is a plain object with class_id NULL, and so was %p: only "
+                        "java.lang.Class's own Class object names no class", (void *)oid, (void *)other);
     } else if ((c_elem_size(is_array) > 0) != (cid == NULL))
         C_FAIL_SOME(bad_class,
                     "OBJECT_ALLOC obj %p size %d is_array %d (%s) with class_id %p (NULL exactly for primitive "
@@ -204,13 +209,16 @@ static void notify(JVMPI_Event *ev)
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN: {
         pthread_mutex_lock(&lk);
-        long n = n_alloc, nb = n_alloc_before_init, ne = n_null_elem;
+        long n = n_alloc, nb = n_alloc_before_init;
         int w = n_windows;
         size_t nc = classes.n;
+        const char *null_name = null_plain ? c_classes_name(&classes, null_plain) : NULL;
         pthread_mutex_unlock(&lk);
         c_log("JVM_SHUT_DOWN: %ld OBJECT_ALLOC (%ld before JVM_INIT_DONE), %zu classes, %d windows", n, nb, nc, w);
-        /* Arrays of not-yet-linked classes are rare: a few JDK-internal ones. */
-        c_check(ne * 100 <= n, "%ld arrays of references without an element class (at most 1%% of %ld)", ne, n);
+        if (null_plain)
+            c_check(null_name && c_streq(null_name, "java.lang.Class"),
+                    "the plain object with class_id NULL (%p) is java.lang.Class's Class object (it is %s)",
+                    (void *)null_plain, null_name ? null_name : "no class");
         if (clone_tags_lost)
             c_log("NOTE clone_ids=lost: %ld clones carried no ID from their OBJECT_ALLOC", lost_clone_ids);
         c_check(w == 12, "all 12 windows of the program were checked (got %d)", w);

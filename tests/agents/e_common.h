@@ -154,6 +154,17 @@ static inline void e_summary(void)
           failed);
 }
 
+/* A recursive mutex: the e_ agents' tables, whose handlers request events
+ * and handle the answers inside their own call. */
+static inline void e_recursive_lock_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
 /* ---- options: "k1=v1,k2=v2" ------------------------------------------------- */
 
 /* Value of KEY (malloc'ed), or NULL. */
@@ -476,6 +487,16 @@ static inline int e_request(e_req *r, jint type, void *arg, const char *why)
     }
     e_pass();
     return 1;
+}
+
+/* A level 2 HEAP_DUMP, requested for WHY; "heap dump for WHY done" once
+ * its answer was handled. */
+static inline void e_heap_dump(const char *why)
+{
+    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
+    e_req r = {0};
+    if (e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, why))
+        e_say("heap dump for %s done", why);
 }
 
 /* Every event goes through here first.  Returns 0 when the agent must not

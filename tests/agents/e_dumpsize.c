@@ -48,7 +48,7 @@ static int dumps_wanted;
 static long dump_ms;
 static long objdumps_wanted;
 static char *focus;
-static long n_dumps, n_object_dumps, n_object_dumps_gone, n_null_elements;
+static long n_dumps, n_object_dumps, n_object_dumps_gone;
 
 #define NO_SUPER ((void *)(uintptr_t)1)
 
@@ -314,18 +314,19 @@ static int obj_array_dump(sizer *s)
     uint32_t n = e_rd_u(&s->r, 4);
     jobjectID elem = (jobjectID)e_rd_ptr(&s->r);
     snprintf(s->rec_about, sizeof s->rec_about, "of %p, %u elements of class %p", (void *)id, n, (void *)elem);
-    const e_class *c = elem ? need_class(elem, "the element class of an object array dump") : NULL;
-    if (elem && !c)
+    /* HotSpot 5.0 always named an object array's element class; an agent
+     * prints the array's type through it. */
+    if (!elem)
+        return bad(s, "an object array names no element class");
+    const e_class *c = need_class(elem, "the element class of an object array dump");
+    if (!c)
         return bad(s, "no class is known by the element class ID");
-    if (c)
-        snprintf(s->rec_about, sizeof s->rec_about, "of %p, %u elements of class %s", (void *)id, n, c->name);
-    else
-        n_null_elements++;
+    snprintf(s->rec_about, sizeof s->rec_about, "of %p, %u elements of class %s", (void *)id, n, c->name);
     if (need(s, (size_t)n * E_PTR, "the elements"))
         return -1;
     s->r.p += (size_t)n * E_PTR;
     s->n_obj_arrays++;
-    pick(s, id, elem ? (const void *)elem : (const void *)&n_null_elements, c && is_focus(c));
+    pick(s, id, elem, is_focus(c));
     return 0;
 }
 
@@ -543,9 +544,8 @@ static void JNICALL notify(JVMPI_Event *ev)
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         pthread_mutex_lock(&lk);
-        e_say("JVM_SHUT_DOWN: %zu classes, %ld heap dumps, %ld object dumps (%ld more asked for objects gone since), "
-              "%ld object arrays with a NULL element class",
-              classes.live, n_dumps, n_object_dumps, n_object_dumps_gone, n_null_elements);
+        e_say("JVM_SHUT_DOWN: %zu classes, %ld heap dumps, %ld object dumps (%ld more asked for objects gone since)",
+              classes.live, n_dumps, n_object_dumps, n_object_dumps_gone);
         pthread_mutex_unlock(&lk);
         e_summary();
         __atomic_store_n(&e_shut_down, 1, __ATOMIC_RELEASE);

@@ -12,7 +12,10 @@
  * CLASS_LOAD names a class ID the agent does not know as an object, it asks
  * RequestEvent(OBJECT_ALLOC, class_id): the answer must describe that very
  * object as a plain object (JVMPI_NORMAL_OBJECT) of class java.lang.Class,
- * in arena 1, with a size.
+ * in arena 1, with a size; java.lang.Class's own Class object names no
+ * class (class_id NULL), as HotSpot 5.0 posted it, so that resolving it
+ * cannot recur.  An array of references names its element class, never
+ * NULL, as on 5.0.
  *
  * Heap dumps (level 2) are requested from a system thread (dumps=N, the
  * first after dump_ms=MS, then every dump_ms) and on every
@@ -44,6 +47,7 @@ typedef struct e_obj {
 static e_map objs;    /* object ID -> e_obj */
 static e_map classes; /* class ID -> e_class */
 static jobjectID class_class; /* java.lang.Class's class ID */
+static jobjectID null_class_object; /* the plain object whose OBJECT_ALLOC named no class */
 static e_obj *obj_free_list;
 static long n_objs_live, n_requests, n_dumps, n_gcs;
 static long n_dump_dumps;
@@ -100,11 +104,23 @@ static void on_obj_alloc(const JVMPI_Event *ev)
         E_FAIL("OBJECT_ALLOC of %p: is_array %d is no JVMPI object type", (void *)id, (int)type);
         return;
     }
-    if (type == JVMPI_NORMAL_OBJECT && !cls) {
-        E_FAIL("OBJECT_ALLOC of %p: a plain object with class_id NULL", (void *)id);
+    if (type == JVMPI_CLASS && !cls) {
+        E_FAIL("OBJECT_ALLOC of %p: an array of references with class_id NULL, not its element class", (void *)id);
         return;
     }
     pthread_mutex_lock(&lk);
+    if (type == JVMPI_NORMAL_OBJECT && !cls) {
+        /* Only java.lang.Class's own Class object names no class; it comes
+         * before java.lang.Class's CLASS_LOAD, which checks it then. */
+        jobjectID other = class_class ? class_class : null_class_object;
+        if (other && other != id) {
+            pthread_mutex_unlock(&lk);
+            E_FAIL("OBJECT_ALLOC of %p: a plain object with class_id NULL, but java.lang.Class's Class object is "
+                   "%p", (void *)id, (void *)other);
+            return;
+        }
+        null_class_object = id;
+    }
     e_obj *o = e_map_get(&objs, id);
     if (o && !requested) {
         pthread_mutex_unlock(&lk);
@@ -120,8 +136,7 @@ static void on_obj_alloc(const JVMPI_Event *ev)
     o->cls = cls;
     o->is_array = type;
     o->size = ev->u.obj_alloc.size;
-    /* The class, as HPROF needed it for its allocation sites.  An array of
-     * references may carry NULL (the JVMPI spec, 6.2). */
+    /* The class, as HPROF needed it for its allocation sites. */
     if (cls) {
         char where[96];
         snprintf(where, sizeof where, "the class of OBJECT_ALLOC %p", (void *)id);
@@ -188,6 +203,14 @@ static void check_class_object(e_class *c)
     if (a->u.obj_alloc.size <= 0)
         E_FAIL("requested OBJECT_ALLOC of class %s (%p): size %d", c->name, (void *)c->id, (int)a->u.obj_alloc.size);
     jobjectID k = a->u.obj_alloc.class_id;
+    if (strcmp(c->name, "java.lang.Class") == 0) {
+        if (k)
+            E_FAIL("requested OBJECT_ALLOC of java.lang.Class's own Class object (%p): class_id %p, not NULL: an "
+                   "agent that resolves it recurs without end", (void *)c->id, (void *)k);
+        else
+            e_pass();
+        return;
+    }
     e_class *kc = k ? need_class(k, "the class of a class object") : NULL;
     if (!kc || strcmp(kc->name, "java.lang.Class") != 0)
         E_FAIL("requested OBJECT_ALLOC of class %s (%p): class_id %p (%s), not java.lang.Class's", c->name,
@@ -219,8 +242,12 @@ static void on_class_load(const JVMPI_Event *ev)
         c = e_class_new(ev);
         e_map_put(&classes, id, c);
     }
-    if (strcmp(c->name, "java.lang.Class") == 0)
+    if (strcmp(c->name, "java.lang.Class") == 0) {
         class_class = id;
+        if (null_class_object && null_class_object != id)
+            E_FAIL("CLASS_LOAD of java.lang.Class (%p): the plain object with class_id NULL was %p, not its Class "
+                   "object", (void *)id, (void *)null_class_object);
+    }
     check_class_object(c);
     pthread_mutex_unlock(&lk);
     e_pass();
@@ -312,7 +339,7 @@ static int dump_id(void *ctx, int role, const void *idp, int kind, const void *c
         if (!o)
             return 0;
         if ((kind == JVMPI_GC_INSTANCE_DUMP && (o->is_array != JVMPI_NORMAL_OBJECT || o->cls != cls)) ||
-            (kind == JVMPI_GC_OBJ_ARRAY_DUMP && (o->is_array != JVMPI_CLASS || (o->cls && cls && o->cls != cls))) ||
+            (kind == JVMPI_GC_OBJ_ARRAY_DUMP && (o->is_array != JVMPI_CLASS || !cls || o->cls != cls)) ||
             (kind == JVMPI_GC_PRIM_ARRAY_DUMP && o->is_array != ty)) {
             jint was_type = o->is_array, was_size = o->size;
             jobjectID was_cls = o->cls;
@@ -378,15 +405,6 @@ static void on_heap_dump(const JVMPI_Event *ev)
           asked);
 }
 
-static void heap_dump(const char *why)
-{
-    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
-    e_req r = {0};
-    if (e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, why))
-        e_say("heap dump for %s done", why);
-}
-
-
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
 static void JNICALL notify(JVMPI_Event *ev)
@@ -422,11 +440,11 @@ static void JNICALL notify(JVMPI_Event *ev)
         break;
     case JVMPI_EVENT_DATA_DUMP_REQUEST:
         __atomic_add_fetch(&n_dump_dumps, 1, __ATOMIC_RELAXED);
-        heap_dump("DATA_DUMP_REQUEST");
+        e_heap_dump("DATA_DUMP_REQUEST");
         break;
     case JVMPI_EVENT_JVM_INIT_DONE:
         e_threads_init_done();
-        e_timer_start("e_requester dumper", dumps_wanted, dump_ms, heap_dump);
+        e_timer_start("e_requester dumper", dumps_wanted, dump_ms, e_heap_dump);
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         pthread_mutex_lock(&lk);
@@ -444,10 +462,7 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lk, &a);
+    e_recursive_lock_init(&lk);
     if (e_setup(vm, options, "e_requester") != JNI_OK)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 1);

@@ -103,19 +103,21 @@ e_wait_for() {
   return 1
 }
 
-# e_late_sigquit NAME AGENT OPTIONS DONE-REGEX: E_LateArrays with the agent;
-# once the program is ready (after its late work), SIGQUIT makes the layer
-# send DATA_DUMP_REQUEST; the program ends when the agent's file matches
+# e_sigquit NAME AGENT OPTIONS DONE-REGEX CLASS [ARGS...]: the program
+# CLASS of tests/java with the agent, a go file added to its arguments;
+# once it prints "CLASS ready" (its work done), SIGQUIT makes the layer send
+# DATA_DUMP_REQUEST; the program ends when the agent's file matches
 # DONE-REGEX (or after 60 s).  Sets E_RC.
-e_late_sigquit() {
-  local name=$1 agent=$2 opts=$3 done_re=$4 pid i
+e_sigquit() {
+  local name=$1 agent=$2 opts=$3 done_re=$4 class=$5 pid i
+  shift 5
   local go="$WORK/$name.go"
   mkdir -p "$WORK/$name"
-  note "$name: E_LateArrays with SIGQUIT, $agent:$opts"
+  note "$name: $class with SIGQUIT, $agent:$opts"
   (cd "$WORK/$name" && exec "$JAVA" "$(agent_arg "$agent" "out=$WORK/$name.txt${opts:+,$opts}")" \
-    -cp "$CLASSES" E_LateArrays "$go") >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    -cp "$CLASSES" "$class" "$@" "$go") >"$WORK/$name.out" 2>"$WORK/$name.err" &
   pid=$!
-  if e_wait_for "$WORK/$name.out" '^E_LateArrays ready' 60 "$pid"; then
+  if e_wait_for "$WORK/$name.out" "^$class ready" 60 "$pid"; then
     kill -QUIT "$pid"
     e_wait_for "$WORK/$name.txt" "$done_re\\|^FAIL" 60 "$pid" || note "$name: '$done_re' did not come"
   fi
@@ -128,6 +130,11 @@ e_late_sigquit() {
   { wait "$pid"; } 2>/dev/null
   E_RC=$?
   e_note_rc "$name"
+}
+
+# e_late_sigquit NAME AGENT OPTIONS DONE-REGEX: e_sigquit on E_LateArrays.
+e_late_sigquit() {
+  e_sigquit "$1" "$2" "$3" "$4" E_LateArrays
 }
 
 # e_verdict NAME AGENT MIN [REGEX...]: judges run NAME (see the top); a

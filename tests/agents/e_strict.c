@@ -632,10 +632,7 @@ static void JNICALL notify(JVMPI_Event *ev)
 
 JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lk, &a);
+    e_recursive_lock_init(&lk);
     if (e_setup(vm, options, "e_strict") != JNI_OK || pthread_key_create(&memo_key, free) != 0)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 2);

@@ -140,10 +140,36 @@ START_TEST(test_request_object_alloc_of_a_class)
     ck_assert_ptr_eq(recs[0].class_id, class_class);
     ck_assert_int_eq(recs[0].is_array, JVMPI_NORMAL_OBJECT);
     ck_assert_int_eq(recs[0].size, 520);
-    /* java.lang.Class's own object is an instance of itself */
+    /* java.lang.Class's own object names no class, as on HotSpot 5.0: an
+     * agent that requests every unknown class_id's OBJECT_ALLOC would
+     * otherwise request this one again from its own handler, without end. */
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, class_class), JVMPI_SUCCESS);
     ck_assert_ptr_eq(recs[1].id, class_class);
-    ck_assert_ptr_eq(recs[1].class_id, class_class);
+    ck_assert_ptr_null(recs[1].class_id);
+    ck_assert_int_eq(recs[1].is_array, JVMPI_NORMAL_OBJECT);
+    ck_assert_int_eq(recs[1].size, 160);
+}
+END_TEST
+
+/* The start-up replay lists Class objects as instances of java.lang.Class
+ * (as the heap holds them): java.lang.Class's own still names no class,
+ * every other one names java.lang.Class. */
+START_TEST(test_replayed_class_class_names_no_class)
+{
+    fake.objects[0] = (seam_object_info){class_class, class_class, JVMPI_NORMAL_OBJECT, 160};
+    fake.objects[1] = (seam_object_info){string_class, class_class, JVMPI_NORMAL_OBJECT, 520};
+    fake.object_count = 2;
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    go_live_keeping(true);
+    int own = find(JVMPI_EVENT_OBJECT_ALLOC, class_class), string = find(JVMPI_EVENT_OBJECT_ALLOC, string_class);
+    ck_assert_int_ge(own, 0);
+    ck_assert_int_ge(string, 0);
+    ck_assert_ptr_null(recs[own].class_id);
+    ck_assert_int_eq(recs[own].is_array, JVMPI_NORMAL_OBJECT);
+    ck_assert_ptr_eq(recs[string].class_id, class_class);
+    for (int i = 0; i < nrec(); i++) {
+        ck_assert(recs[i].type != JVMPI_EVENT_OBJECT_ALLOC || recs[i].id != recs[i].class_id);
+    }
 }
 END_TEST
 
@@ -192,9 +218,38 @@ START_TEST(test_request_object_alloc_without_a_scan)
 }
 END_TEST
 
+/* An array class whose record has no element class (it was defined
+ * before its element class could be linked): the OBJECT_ALLOC sent for
+ * one of its arrays before a dump is asked of the backend afresh, which
+ * links the element class, so it names it (HotSpot 5.0 never sent NULL). */
+START_TEST(test_dumped_array_names_its_element_class)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    go_live();
+    int64_t markers_tag = ids_next_class(JVMPI_CLASS);
+    jobjectID markers = seam_id_from_tag(markers_tag), marker = seam_id_from_tag(ids_next_class(0));
+    seam_class_info *info = fake_class(markers, "[LMarker;", 0, 0, 0);
+    info->array_type = JVMPI_CLASS;
+    layer_class_defined(info);
+    define(marker, "Marker", 100);
+    jobjectID a = seam_id_from_tag(ids_next_unannounced_object(32, markers_tag));
+    fake.objects[0] = (seam_object_info){a, marker, JVMPI_CLASS, 32};
+    fake.object_count = 1;
+    static seam_heap_object objs[1];
+    objs[0] = (seam_heap_object){.id = a, .class_id = markers, .kind = SEAM_HEAP_OBJ_ARRAY};
+    fake.heap_snapshot = (seam_heap_snapshot){.num_objects = 1, .objects = objs};
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
+    int i = find(JVMPI_EVENT_OBJECT_ALLOC, a);
+    ck_assert_int_ge(i, 0);
+    ck_assert_int_eq(recs[i].is_array, JVMPI_CLASS);
+    ck_assert_ptr_eq(recs[i].class_id, marker);
+}
+END_TEST
+
 /* With OBJECT_ALLOC and CLASS_LOAD on, a class's Class object is announced
- * right before the class, after java.lang.Class's own CLASS_LOAD, which its
- * OBJECT_ALLOC names. */
+ * right before the class, after java.lang.Class's CLASS_LOAD, which its
+ * OBJECT_ALLOC names; java.lang.Class's own object, which names no class,
+ * comes before java.lang.Class's CLASS_LOAD as every other one does. */
 START_TEST(test_class_object_before_its_class)
 {
     enable(JVMPI_EVENT_OBJECT_ALLOC);
@@ -208,9 +263,10 @@ START_TEST(test_class_object_before_its_class)
     int class_class_object = find(JVMPI_EVENT_OBJECT_ALLOC, class_class);
     int late_object = find(JVMPI_EVENT_OBJECT_ALLOC, late_class);
     int late_load = find(JVMPI_EVENT_CLASS_LOAD, late_class);
-    ck_assert_int_ge(class_class_load, 0);
-    ck_assert_int_gt(class_class_object, class_class_load);
-    ck_assert_int_gt(late_object, class_class_object);
+    ck_assert_int_ge(class_class_object, 0);
+    ck_assert_int_gt(class_class_load, class_class_object);
+    ck_assert_ptr_null(recs[class_class_object].class_id);
+    ck_assert_int_gt(late_object, class_class_load);
     ck_assert_int_gt(late_load, late_object);
     ck_assert_ptr_eq(recs[late_object].class_id, class_class);
     ck_assert_int_eq(recs[late_object].size, 200);
@@ -303,6 +359,8 @@ static Suite *defs_suite(void)
     TCase *tc = tcase_create("defs");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_request_object_alloc_of_a_class);
+    tcase_add_test(tc, test_replayed_class_class_names_no_class);
+    tcase_add_test(tc, test_dumped_array_names_its_element_class);
     tcase_add_test(tc, test_request_object_alloc_without_a_scan);
     tcase_add_test(tc, test_class_object_before_its_class);
     tcase_add_test(tc, test_method_class_defined_first);

@@ -310,7 +310,8 @@ START_TEST(test_gc_windows)
 END_TEST
 
 /* A class's own object, freed when the class unloads, counts as a
- * java.lang.Class of the size its CLASS_LOAD gave. */
+ * java.lang.Class of the size its CLASS_LOAD gave; java.lang.Class's own
+ * too, though its OBJECT_ALLOC names no class. */
 START_TEST(test_class_object_freed)
 {
     start_layer(options);
@@ -319,8 +320,10 @@ START_TEST(test_class_object_freed)
     go_live();
     int64_t class_class = ids_next_class(0);
     seam_class_info *cc = fake_class(seam_id_from_tag(class_class), "java.lang.Class", 0, 0, 0);
+    cc->object_size = 160;
     layer_class_defined(cc);
     fake.class_class_id = seam_id_from_tag(class_class);
+    layer_class_announce(ENV_MAIN, seam_id_from_tag(class_class));
     int64_t gone = ids_next_class(0);
     seam_class_info *g = fake_class(seam_id_from_tag(gone), "Gone", 0, 0, 0);
     g->object_size = 96;
@@ -329,7 +332,7 @@ START_TEST(test_class_object_freed)
     collection(&gone, 1);
     gc_deliver_due(ENV_MAIN);
     layer_vm_death(ENV_MAIN);
-    expect_line("class\tjava.lang.Class\t1\t96\t0\t0\t1\t96");
+    expect_line("class\tjava.lang.Class\t2\t256\t0\t0\t1\t96");
 }
 END_TEST
 
