@@ -251,15 +251,18 @@ static char *loaded_path(void *lib)
 }
 
 /* dlopen, or a copy of the file when the library is in the process already
- * or the VM will load it for an -Xrun agent. */
+ * or the VM will load it for an -Xrun agent.  Never RTLD_GLOBAL: a copy's
+ * references to its own exported globals (an agent of several files shares
+ * its state through them) would bind to the first copy's, and two agents
+ * would write one profile's tables.  The VM loads -Xrun libraries local too. */
 static void *load(const char *agent, const char *path)
 {
     void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     if (lib == NULL && !named_by_xrun(agent)) {
-        return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        return dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
     if (lib == NULL) {
-        lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* the -Xrun agent's, loaded ahead: the file to copy */
+        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* the -Xrun agent's, loaded ahead: the file to copy */
     }
     char *file = lib != NULL ? loaded_path(lib) : NULL;
     if (file == NULL) {
