@@ -9,6 +9,7 @@
 int log_level = LOG_LEVEL_WARN;
 static FILE *log_out;
 static char *log_path;
+static FILE *log_failed; /* a log file that failed, kept open */
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 
@@ -43,9 +44,11 @@ static void log_file_failed(void)
 {
     int err = errno;
     /* Not closed: another thread may be writing to it this moment. */
-    if (__atomic_exchange_n(&log_out, NULL, __ATOMIC_ACQ_REL) == NULL) {
+    FILE *f = __atomic_exchange_n(&log_out, NULL, __ATOMIC_ACQ_REL);
+    if (f == NULL) {
         return; /* said already, by the thread that failed first */
     }
+    log_failed = f; /* still reachable: not a leak */
     char shown[LOG_SHORT_BUF];
     fprintf(stderr, "JVMPI layer: error: cannot write to logfile %s: %s; messages go to stderr from now on\n",
             log_shorten(log_path, shown, sizeof shown), strerror(err));
