@@ -58,6 +58,10 @@ int agents_for_caller(const void *caller)
         if (base == NULL && loading_base != NULL) {
             base = loading_base; /* the library the loader is starting */
         }
+        if (base != NULL && base == loading_base && loading_name != NULL) {
+            /* As the user named it: the file may be a private copy in /tmp. */
+            file = loading_name;
+        }
         int n = atomic_load(&count);
         for (int i = 0; i < n && k < 0; i++) {
             if (slots[i].lib_base == base) {
@@ -72,7 +76,7 @@ int agents_for_caller(const void *caller)
     }
     if (full) {
         LOG_ERROR("GetEnv(JVMPI) from %s: the layer serves at most %d JVMPI agents in one VM, and %d are loaded",
-                  file != NULL ? file : "an unknown library", AGENTS_MAX, AGENTS_MAX);
+                  file != NULL ? LOG_SHOWN(file) : "an unknown library", AGENTS_MAX, AGENTS_MAX);
     } else if (k > 0) {
         LOG_INFO("JVMPI agent %d: %s", k, slots[k].name);
     }

@@ -1,5 +1,6 @@
 #include "layer.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -108,7 +109,7 @@ static jint read_layer_options(void)
     methods_jvmti = lopts.methods_jvmti;
     monitordump_set_traces(lopts.monitordump_traces);
     if (log_set_file(lopts.log_file) != 0) {
-        LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s", lopts.log_file);
+        LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s: %s", LOG_SHOWN(lopts.log_file), strerror(errno));
         options_layer_free(&lopts);
         return JNI_ERR;
     }
@@ -135,7 +136,10 @@ jint layer_onload(JavaVM *vm, const char *text)
             return JNI_ERR;
         }
         options_read = true;
-        if (loader_check_xrun(err, sizeof err) != 0) {
+        char *boot = seam_system_property("sun.boot.library.path");
+        int bad = loader_check_xrun(boot, err, sizeof err);
+        free(boot);
+        if (bad != 0) {
             LOG_ERROR("%s", err);
             return JNI_ERR;
         }

@@ -538,7 +538,7 @@ static void hold_vm(void)
         nanosleep(&step, NULL);
     }
     if (steps < 0) {
-        LOG_WARN("ledger: %s did not appear within %d s; the VM goes on exiting", done, hold_seconds);
+        LOG_WARN("ledger: %s did not appear within %d s; the VM goes on exiting", LOG_SHOWN(done), hold_seconds);
     }
     free(done);
 }
@@ -565,7 +565,7 @@ void ledger_finish(void)
     fputs("end\n", f);
     bool failed = ferror(f) != 0;
     if (fclose(f) != 0 || failed) {
-        LOG_ERROR("ledger: writing %s failed (disk full, or the file was removed?)", out_path);
+        LOG_ERROR("ledger: writing %s failed (disk full, or the file was removed?)", LOG_SHOWN(out_path));
         return;
     }
     LOG_INFO("ledger: written to %s", out_path);

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <link.h>
 #include <libgen.h>
@@ -179,18 +180,54 @@ void loader_xrun_forget(void)
     xrun_count = -1;
 }
 
-int loader_check_xrun(char *err, size_t errlen)
+/* 0, or -1 with the reason when lib<name>.so, where the VM will take it
+ * from, has neither JVM_OnLoad nor Agent_OnLoad: JDK 25 then crashes
+ * calling the one it did not find (JDK 17 refuses before the layer runs). */
+static int xrun_entry_missing(const char *name, const char *boot, char *err, size_t errlen)
+{
+    char *path = find_in(name, boot);
+    if (path == NULL) {
+        path = find_in(name, getenv("LD_LIBRARY_PATH"));
+    }
+    if (path == NULL) {
+        return 0; /* not where the layer looks: the VM says what it finds */
+    }
+    void *lib = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (lib == NULL) {
+        lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    }
+    int rc = 0;
+    if (lib != NULL && dlsym(lib, "JVM_OnLoad") == NULL && dlsym(lib, "Agent_OnLoad") == NULL) {
+        snprintf(err, errlen, "-Xrun%s: %s has no JVM_OnLoad: it is not a JVMPI agent", LOG_SHOWN(name),
+                 LOG_SHOWN(path));
+        rc = -1;
+    }
+    if (lib != NULL) {
+        dlclose(lib); /* NOLOAD took a reference too */
+    }
+    free(path);
+    return rc;
+}
+
+int loader_check_xrun(const char *boot_library_path, char *err, size_t errlen)
 {
     xrun_read();
+    for (int i = 0; i < xrun_count; i++) {
+        if (strcmp(xrun_names[i], "jdwp") != 0 &&
+            xrun_entry_missing(xrun_names[i], boot_library_path, err, errlen) != 0) {
+            return -1;
+        }
+    }
     for (int i = 0; i < xrun_count; i++) {
         for (int j = i + 1; j < xrun_count; j++) {
             /* -Xrunjdwp is JDWP, which the VM starts as a JVM TI agent. */
             if (strcmp(xrun_names[i], xrun_names[j]) == 0 && strcmp(xrun_names[i], "jdwp") != 0) {
+                const char *name = LOG_SHOWN(xrun_names[i]);
                 snprintf(err, errlen,
                          "-Xrun%s is given twice: the VM loads lib%s.so once and would start it twice, its "
                          "two runs sharing one set of globals; name the second as "
                          "-agentpath:libjvmpi.so=%s:<options>, which gets a copy of its own",
-                         xrun_names[i], xrun_names[i], xrun_names[i]);
+                         name, name, name);
                 return -1;
             }
         }
@@ -198,8 +235,66 @@ int loader_check_xrun(char *err, size_t errlen)
     return 0;
 }
 
-/* What the user typed, in a message: shortened when long (log_shorten). */
-#define SHOWN(text) log_shorten((text), (char[LOG_SHORT_BUF]){0}, LOG_SHORT_BUF)
+static const char *machine_name(unsigned machine)
+{
+    switch (machine) {
+    case EM_386: return "IA 32";
+    case EM_X86_64: return "AMD 64";
+    case EM_AARCH64: return "AARCH64";
+    case EM_ARM: return "ARM";
+    case EM_PPC: return "PPC";
+    case EM_PPC64: return "PPC64";
+    case EM_S390: return "S390";
+    case EM_RISCV: return "RISCV";
+    case EM_SPARCV9: return "SPARC v9";
+    default: return NULL;
+    }
+}
+
+const char *loader_why(const char *file, const char *dlerr, char *buf, size_t size)
+{
+    /* glibc answers "No such file or directory" for a library built for
+     * another machine: the header says what it really is, as the VM's own
+     * loader tells. */
+    unsigned char h[EI_NIDENT + 4];
+    int fd = file != NULL ? open(file, O_RDONLY) : -1;
+    ssize_t got = fd >= 0 ? read(fd, h, sizeof h) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (got == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0) {
+        unsigned mine = EM_NUM;
+#if defined(__x86_64__)
+        mine = EM_X86_64;
+#elif defined(__aarch64__)
+        mine = EM_AARCH64;
+#elif defined(__i386__)
+        mine = EM_386;
+#endif
+        unsigned machine = h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[EI_NIDENT + 2] << 8 | h[EI_NIDENT + 3]
+                                                     : (unsigned)h[EI_NIDENT + 3] << 8 | h[EI_NIDENT + 2];
+        int bits = h[EI_CLASS] == ELFCLASS64 ? 64 : h[EI_CLASS] == ELFCLASS32 ? 32 : 0;
+        int my_bits = (int)sizeof(void *) * 8;
+        if ((mine != EM_NUM && machine != mine) || bits != my_bits) {
+            const char *theirs = machine_name(machine);
+            char num[32];
+            snprintf(num, sizeof num, "machine %u", machine);
+            snprintf(buf, size, "it is a %d-bit library for %s, and this VM runs on %s (%d-bit)", bits,
+                     theirs != NULL ? theirs : num, mine != EM_NUM ? machine_name(mine) : "this machine", my_bits);
+            return buf;
+        }
+    }
+    if (dlerr == NULL) {
+        return "see above";
+    }
+    /* dlerror names the file first: the message names it already, or it is
+     * a private copy the user never named. */
+    size_t flen = file != NULL ? strlen(file) : 0;
+    if (flen > 0 && strncmp(dlerr, file, flen) == 0 && strncmp(dlerr + flen, ": ", 2) == 0) {
+        dlerr += flen + 2;
+    }
+    return log_shorten(dlerr, buf, size);
+}
 
 /* A library already in the process (another agent's, or the VM's for an
  * -Xrun agent of the same name) shares its globals with it: the agent gets
@@ -224,15 +319,19 @@ static void *load_copy(const char *agent, const char *path)
         ok = close(out) == 0 && ok;
     }
     void *lib = ok ? dlopen(copy, RTLD_NOW | RTLD_LOCAL) : NULL;
+    char why[LOG_SHORT_BUF];
+    if (ok && lib == NULL) {
+        loader_why(copy, dlerror(), why, sizeof why);
+    }
     if (!ok) {
         LOG_ERROR("JVMPI agent '%s': %s is loaded already (as another agent) and a copy of it could not be "
                   "made in %s",
-                  SHOWN(agent), SHOWN(path), tmp != NULL ? tmp : "/tmp");
+                  LOG_SHOWN(agent), LOG_SHOWN(path), tmp != NULL ? tmp : "/tmp");
     } else if (lib == NULL) {
-        LOG_ERROR("cannot load a copy of JVMPI agent '%s' (%s): %s", SHOWN(agent), SHOWN(path), dlerror());
+        LOG_ERROR("cannot load a copy of JVMPI agent '%s' (%s): %s", LOG_SHOWN(agent), LOG_SHOWN(path), why);
     } else {
-        LOG_INFO("JVMPI agent '%s': %s is loaded already, so this agent runs from a copy of its own", SHOWN(agent),
-                 SHOWN(path));
+        LOG_INFO("JVMPI agent '%s': %s is loaded already, so this agent runs from a copy of its own", LOG_SHOWN(agent),
+                 LOG_SHOWN(path));
     }
     if (out >= 0) {
         unlink(copy);
@@ -251,15 +350,18 @@ static char *loaded_path(void *lib)
 }
 
 /* dlopen, or a copy of the file when the library is in the process already
- * or the VM will load it for an -Xrun agent. */
+ * or the VM will load it for an -Xrun agent.  Never RTLD_GLOBAL: a copy's
+ * references to its own exported globals (an agent of several files shares
+ * its state through them) would bind to the first copy's, and two agents
+ * would write one profile's tables.  The VM loads -Xrun libraries local too. */
 static void *load(const char *agent, const char *path)
 {
     void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     if (lib == NULL && !named_by_xrun(agent)) {
-        return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        return dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
     if (lib == NULL) {
-        lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* the -Xrun agent's, loaded ahead: the file to copy */
+        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* the -Xrun agent's, loaded ahead: the file to copy */
     }
     char *file = lib != NULL ? loaded_path(lib) : NULL;
     if (file == NULL) {
@@ -283,27 +385,28 @@ jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, cons
         if (lib == NULL) {
             LOG_ERROR("cannot find JVMPI agent '%s': no lib%s.so in the JDK library directory, "
                       "LD_LIBRARY_PATH, java.library.path or %s",
-                      SHOWN(agent), SHOWN(agent), paths->agents_dir != NULL ? paths->agents_dir : "(agents dir unknown)");
+                      LOG_SHOWN(agent), LOG_SHOWN(agent), paths->agents_dir != NULL ? paths->agents_dir : "(agents dir unknown)");
             return JNI_ERR;
         }
     }
     if (lib == NULL) {
-        const char *why = dlerror();
-        LOG_ERROR("cannot load JVMPI agent '%s' (%s): %s", SHOWN(agent), SHOWN(path), why != NULL ? why : "see above");
+        char why[LOG_SHORT_BUF];
+        LOG_ERROR("cannot load JVMPI agent '%s' (%s): %s", LOG_SHOWN(agent), LOG_SHOWN(path),
+                  loader_why(path, dlerror(), why, sizeof why));
         free(path);
         return JNI_ERR;
     }
     jvm_onload_fn onload;
     *(void **)&onload = dlsym(lib, "JVM_OnLoad");
     if (onload == NULL) {
-        LOG_ERROR("JVMPI agent '%s' (%s) has no JVM_OnLoad: it is not a JVMPI agent", SHOWN(agent),
-                  path != NULL ? SHOWN(path) : "found by dlopen");
+        LOG_ERROR("JVMPI agent '%s' (%s) has no JVM_OnLoad: it is not a JVMPI agent", LOG_SHOWN(agent),
+                  path != NULL ? LOG_SHOWN(path) : "found by dlopen");
         free(path);
         return JNI_ERR;
     }
-    LOG_INFO("starting JVMPI agent '%s' from %s with options %s%s%s", SHOWN(agent),
-             path != NULL ? SHOWN(path) : "the dlopen search path", options ? "\"" : "",
-             options ? SHOWN(options) : "(none)", options ? "\"" : "");
+    LOG_INFO("starting JVMPI agent '%s' from %s with options %s%s%s", LOG_SHOWN(agent),
+             path != NULL ? LOG_SHOWN(path) : "the dlopen search path", options ? "\"" : "",
+             options ? LOG_SHOWN(options) : "(none)", options ? "\"" : "");
     free(path);
     /* The agent may keep the pointer (2002 agents did): hand it a copy it owns. */
     char *opts = options != NULL ? strdup(options) : NULL;
@@ -312,7 +415,7 @@ jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, cons
     jint rc = onload(vm, opts, NULL);
     agents_loading(NULL, NULL);
     if (rc != JNI_OK) {
-        LOG_ERROR("JVM_OnLoad of JVMPI agent '%s' returned %d: the agent failed to start", SHOWN(agent), (int)rc);
+        LOG_ERROR("JVM_OnLoad of JVMPI agent '%s' returned %d: the agent failed to start", LOG_SHOWN(agent), (int)rc);
         return JNI_ERR;
     }
     return JNI_OK;

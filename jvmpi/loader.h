@@ -34,9 +34,16 @@ const char *loader_agents_dir(void);
  * line saying what went wrong. */
 jint loader_start_agent(JavaVM *vm, const char *agent, const char *options, const loader_paths *paths);
 
+/* Why dlopen refused file, for one line: a library for another machine or
+ * word size said so (glibc only says it found no such file), else dlerr
+ * without the file name it starts with, shortened; in buf, or a constant. */
+const char *loader_why(const char *file, const char *dlerr, char *buf, size_t size);
+
 /* 0, or -1 with a one-line reason: a command line whose -Xrun agents the
- * layer cannot serve (one named twice: the VM would start one library twice). */
-int loader_check_xrun(char *err, size_t errlen);
+ * layer cannot serve (one named twice: the VM would start one library twice;
+ * one whose library, in boot_library_path or LD_LIBRARY_PATH, has no
+ * JVM_OnLoad: JDK 25 crashes on it). */
+int loader_check_xrun(const char *boot_library_path, char *err, size_t errlen);
 
 /* How many -Xrun agents the command line names (JDWP's -Xrunjdwp, a JVM TI
  * agent, not counted): known in Agent_OnLoad, long before the VM calls

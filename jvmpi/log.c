@@ -1,11 +1,15 @@
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 int log_level = LOG_LEVEL_WARN;
 static FILE *log_out;
+static char *log_path;
+static FILE *log_failed; /* a log file that failed, kept open */
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 
@@ -21,14 +25,34 @@ int log_set_file(const char *path)
         return -1;
     }
     setvbuf(f, NULL, _IOLBF, 0);
+    free(log_path);
+    log_path = strdup(path);
     log_out = f;
     return 0;
 }
 
-static void put(FILE *out, const char *line, size_t len)
+/* 0, or -1 when the line could not be written. */
+static int put(FILE *out, const char *line, size_t len)
 {
-    fwrite(line, 1, len, out);
-    fflush(out);
+    bool ok = fwrite(line, 1, len, out) == len;
+    return fflush(out) == 0 && ok ? 0 : -1;
+}
+
+/* A log file that cannot take a line (a full disk) is said once, on
+ * stderr, and stderr takes its lines from then on: none is lost unseen. */
+static void log_file_failed(void)
+{
+    int err = errno;
+    /* Not closed: another thread may be writing to it this moment. */
+    FILE *f = __atomic_exchange_n(&log_out, NULL, __ATOMIC_ACQ_REL);
+    if (f == NULL) {
+        return; /* said already, by the thread that failed first */
+    }
+    log_failed = f; /* still reachable: not a leak */
+    char shown[LOG_SHORT_BUF];
+    fprintf(stderr, "JVMPI layer: error: cannot write to logfile %s: %s; messages go to stderr from now on\n",
+            log_shorten(log_path, shown, sizeof shown), strerror(err));
+    fflush(stderr);
 }
 
 void log_write(log_level_t level, const char *fmt, ...)
@@ -56,8 +80,13 @@ void log_write(log_level_t level, const char *fmt, ...)
     va_end(again);
     size_t len = strlen(line);
     line[len] = '\n';
-    FILE *out = log_out != NULL ? log_out : stderr;
-    put(out, line, len + 1);
+    FILE *file = __atomic_load_n(&log_out, __ATOMIC_ACQUIRE);
+    FILE *out = file != NULL ? file : stderr;
+    if (put(out, line, len + 1) != 0 && out != stderr) {
+        log_file_failed();
+        out = stderr;
+        put(out, line, len + 1);
+    }
     /* An error may be what stops the VM: the person at the terminal must
      * see it even when messages go to a file. */
     if (level == LOG_LEVEL_ERROR && out != stderr) {

@@ -25,6 +25,8 @@ void log_write(log_level_t level, const char *fmt, ...) __attribute__((format(pr
 #define LOG_SHORT_MAX 120
 #define LOG_SHORT_BUF 160
 const char *log_shorten(const char *text, char *buf, size_t size);
+/* log_shorten in a buffer of its own, for an argument of a LOG_ line. */
+#define LOG_SHOWN(text) log_shorten((text), (char[LOG_SHORT_BUF]){0}, LOG_SHORT_BUF)
 
 #define LOG_AT(lvl, ...) do { if ((int)(lvl) <= log_level) log_write((lvl), __VA_ARGS__); } while (0)
 #define LOG_ERROR(...) log_write(LOG_LEVEL_ERROR, __VA_ARGS__)

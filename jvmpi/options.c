@@ -11,8 +11,14 @@ int options_parse_agent(const char *text, options_agent *out, char *err, size_t 
 {
     out->agent = NULL;
     out->agent_options = NULL;
-    if (text == NULL || *text == '\0') {
+    if (text == NULL) {
         return 0;
+    }
+    if (*text == '\0') {
+        /* "libjvmpi.so=" with nothing after: an agent was meant and lost;
+         * without '=' the layer waits for -Xrun agents. */
+        snprintf(err, errlen, "no agent named after '='");
+        return -1;
     }
     const char *colon = strchr(text, ':');
     size_t name_len = colon != NULL ? (size_t)(colon - text) : strlen(text);
@@ -153,8 +159,8 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->monitordump_traces = false;
     out->ledger_file = NULL;
     out->ledger_hold_s = 0;
-    if (text == NULL) {
-        return 0;
+    if (text == NULL || *text == '\0') {
+        return 0; /* set but empty: as not set */
     }
     char *copy = strdup(text);
     if (copy == NULL) {
@@ -163,7 +169,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     }
     int rc = 0;
     char *p = copy;
-    while (rc == 0 && *p != '\0') {
+    for (bool last = false; rc == 0 && !last;) {
         char *end = p + strcspn(p, ",");
         char *eq = memchr(p, '=', (size_t)(end - p));
         if (eq != NULL && is_path_option(p, (size_t)(eq - p))) {
@@ -173,15 +179,23 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
                 end = end + 1 + strcspn(end + 1, ",");
             }
         }
-        bool last = *end == '\0';
+        last = *end == '\0';
         *end = '\0';
         if (eq != NULL) {
             *eq = '\0';
         }
-        if (*p != '\0') {
+        if (*p == '\0' || p == eq) {
+            /* Nothing to take, but a typo's all the same (",," or "=x"):
+             * refused like any other, or the option meant is lost unseen. */
+            char shown[LOG_SHORT_BUF];
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s in \"%s\" (expected name=value[,name=value...])",
+                     p == eq ? "no option name before '='" : "an empty option",
+                     log_shorten(text, shown, sizeof shown));
+            rc = -1;
+        } else {
             rc = one_option(p, eq != NULL ? eq + 1 : "", out, err, errlen);
         }
-        p = last ? end : end + 1;
+        p = end + 1;
     }
     free(copy);
     if (rc == 0 && out->ledger_hold_s > 0 && out->ledger_file == NULL) {

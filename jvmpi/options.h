@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 typedef struct {
-    char *agent;          /* NULL: no agent named; wait for -Xrun agents */
+    char *agent;          /* NULL: no '=' at all; wait for -Xrun agents */
     char *agent_options;  /* exactly the text after the first ':'; NULL when there was no ':' */
 } options_agent;
 

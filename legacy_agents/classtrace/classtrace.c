@@ -25,6 +25,7 @@
  *   classtrace: N classes loaded, M unloaded, T threads
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static JVMPI_RawMonitor lock;
 
 static FILE *out;
 static int out_is_file;
+static int out_failed;
+static char *opt_file;
 static int opt_methods;
 static int opt_unload;
 static int shut_down;
@@ -157,6 +160,19 @@ static void table_clear(table *t)
     }
 }
 
+/* What the user typed, for an error line: its start and length when long,
+ * so that a 100 KB option does not bury the reason. */
+static const char *shown(const char *s)
+{
+    static char buf[160];
+    size_t n = strlen(s);
+
+    if (n <= 120)
+        return s;
+    snprintf(buf, sizeof buf, "%.100s... (%lu bytes in all)", s, (unsigned long)n);
+    return buf;
+}
+
 static const char *or_unknown(const char *s)
 {
     return s != NULL ? s : "?";
@@ -238,13 +254,30 @@ static void thread_end(JVMPI_Event *ev)
     }
 }
 
+/* A trace cut short by a full disk must not pass for a whole one: the
+ * first failed write is said once, on stderr (called with the lock held,
+ * right after the writes, while errno is still theirs). */
+static void check_out(int failed)
+{
+    int err = errno;
+
+    if (out_failed || !(failed || ferror(out)))
+        return;
+    out_failed = 1;
+    fprintf(stderr, CT_NAME ": writing the trace to %s failed: %s; the trace is incomplete\n",
+            out_is_file ? shown(opt_file) : "standard output", strerror(err));
+}
+
 static void jvm_shut_down(void)
 {
+    int failed;
+
     fprintf(out, CT_NAME ": %ld classes loaded, %ld unloaded, %ld threads\n",
             classes_loaded, classes_unloaded, threads_started);
-    fflush(out);
-    if (out_is_file)
-        fclose(out);
+    failed = fflush(out) != 0;
+    check_out(failed);
+    if (out_is_file && fclose(out) != 0)
+        check_out(1);
     out = NULL;
     shut_down = 1;
     table_clear(&class_names);
@@ -280,6 +313,8 @@ static void notify_event(JVMPI_Event *ev)
         default:
             break;
         }
+        if (!shut_down)
+            check_out(0);
     }
     jvmpi->RawMonitorExit(lock);
 }
@@ -299,8 +334,6 @@ static void usage(FILE *f)
             "\n"
             "Example: java -Xrun" CT_NAME ":file=classes.txt,methods=y Hello\n");
 }
-
-static char *opt_file;
 
 /* Returns 1 for a good y/n option value, storing it in *flag. */
 static int yes_no(const char *value, int *flag)
@@ -369,7 +402,7 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     if (!parse_options(options_copy, &bad, &want_help)) {
         usage(stderr);
-        fprintf(stderr, CT_NAME ": bad option '%s'\n", bad);
+        fprintf(stderr, CT_NAME ": bad option '%s'\n", shown(bad));
         free(options_copy);
         return JNI_ERR;
     }
@@ -388,7 +421,7 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (opt_file != NULL) {
         out = fopen(opt_file, "w");
         if (out == NULL) {
-            fprintf(stderr, CT_NAME ": cannot open '%s' for writing\n", opt_file);
+            fprintf(stderr, CT_NAME ": cannot open '%s' for writing\n", shown(opt_file));
             return JNI_ERR;
         }
         out_is_file = 1;

@@ -47,6 +47,16 @@ void hprof_error(const char *fmt, ...)
     fprintf(stderr, "\n");
 }
 
+const char *hprof_shown(const char *text, char *buf, size_t len)
+{
+    size_t n = strlen(text);
+    if (n <= 120) {
+        return text;
+    }
+    snprintf(buf, len, "%.100s... (%zu bytes in all)", text, n);
+    return buf;
+}
+
 const char *hprof_date(char *buf, size_t len)
 {
     time_t now = time(NULL);
@@ -292,6 +302,9 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         write_preamble();
     }
     hprof_io_flush();
+    if (hprof_io_failed()) {
+        return JNI_ERR; /* a full disk at start: said, and the run refused rather than left unprofiled */
+    }
 
     hprof_jvmpi->NotifyEvent = notify;
     int bad = 0;

@@ -30,6 +30,11 @@ void hprof_lock_exit(void);
 void hprof_error(const char *fmt, ...);
 /* "Wed Oct  7 11:38:10 1998", the date HPROF put in section headers. */
 const char *hprof_date(char *buf, size_t len);
+/* What the user typed, for an error line: as it is, or its start and its
+ * length when long, so that the reason after it is seen. */
+#define HPROF_SHOWN_BUF 160
+const char *hprof_shown(const char *text, char *buf, size_t len);
+#define HPROF_SHOWN(text) hprof_shown((text), (char[HPROF_SHOWN_BUF]){0}, HPROF_SHOWN_BUF)
 
 /* ---- hprof_options.c --------------------------------------------------- */
 
@@ -107,6 +112,7 @@ void hprof_options_usage(FILE *to);
 
 int hprof_io_open(void);          /* 0 or -1 (reported) */
 void hprof_io_flush(void);
+int hprof_io_failed(void);        /* a write failed (reported once) */
 void hprof_io_close(void);
 void hprof_printf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -95,7 +95,7 @@ static int open_socket(const char *host, int port)
     snprintf(service, sizeof service, "%d", port);
     int rc = getaddrinfo(host, service, &hints, &res);
     if (rc != 0) {
-        hprof_error("cannot resolve host '%s': %s", host, gai_strerror(rc));
+        hprof_error("cannot resolve host '%s': %s", HPROF_SHOWN(host), gai_strerror(rc));
         return -1;
     }
     int fd = -1;
@@ -115,7 +115,7 @@ static int open_socket(const char *host, int port)
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        hprof_error("cannot connect to %s:%d: %s", host, port, strerror(err));
+        hprof_error("cannot connect to %s:%d: %s", HPROF_SHOWN(host), port, strerror(err));
     }
     return fd;
 }
@@ -128,7 +128,7 @@ int hprof_io_open(void)
     } else {
         out_fd = open(hprof_opt.file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (out_fd < 0) {
-            hprof_error("cannot open %s: %s", hprof_opt.file, strerror(errno));
+            hprof_error("cannot open %s: %s", HPROF_SHOWN(hprof_opt.file), strerror(errno));
         }
     }
     if (out_fd < 0) {
@@ -146,6 +146,8 @@ int hprof_io_open(void)
     return 0;
 }
 
+int hprof_io_failed(void) { return out_failed; }
+
 void hprof_io_close(void)
 {
     hprof_io_flush();
@@ -153,7 +155,11 @@ void hprof_io_close(void)
         if (hprof_opt.net_host != NULL) {
             shutdown(out_fd, SHUT_WR);
         }
-        close(out_fd);
+        /* A file system may say only here that the data did not fit. */
+        if (close(out_fd) != 0 && errno != EINTR && !out_failed) {
+            hprof_error("writing the profile failed: %s; it is incomplete", strerror(errno));
+            out_failed = 1;
+        }
     }
     out_fd = -1;
 }

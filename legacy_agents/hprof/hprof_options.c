@@ -43,7 +43,7 @@ void hprof_options_usage(FILE *to)
 static int bad(const char *opt, const char *why)
 {
     hprof_options_usage(stderr);
-    fprintf(stderr, "HPROF ERROR: bad option '%s': %s\n", opt, why);
+    fprintf(stderr, "HPROF ERROR: bad option '%s': %s\n", HPROF_SHOWN(opt), why);
     return -1;
 }
 

@@ -21,6 +21,7 @@
 #include "loader.h"
 #include "log.h"
 #include "options.h"
+#include "stderr_capture.h"
 
 /* ------------------------------------------------------------------------ */
 /* options_parse_agent                                                       */
@@ -77,17 +78,14 @@ START_TEST(test_agent_none)
     ck_assert_int_eq(options_parse_agent(NULL, &a, err, sizeof err), 0);
     ck_assert_ptr_null(a.agent);
     ck_assert_ptr_null(a.agent_options);
-    memset(&a, 0x5a, sizeof a);
-    ck_assert_int_eq(options_parse_agent("", &a, err, sizeof err), 0);
-    ck_assert_ptr_null(a.agent);
-    ck_assert_ptr_null(a.agent_options);
     options_agent_free(&a); /* freeing the empty result is harmless */
 }
 END_TEST
 
 START_TEST(test_agent_no_name)
 {
-    static const char *const bad[] = {":x", ":", "::opts"};
+    /* "" is "-agentpath:libjvmpi.so=": an agent meant and left out. */
+    static const char *const bad[] = {":x", ":", "::opts", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         options_agent a;
         char err[256] = "";
@@ -137,8 +135,6 @@ static const struct layer_case layer_cases[] = {
     {"logfile=/a,logfile=/b", LOG_LEVEL_WARN, "/b"},
     /* a path may contain '=' */
     {"logfile=/tmp/a=b", LOG_LEVEL_WARN, "/tmp/a=b"},
-    /* empty items between commas are nothing */
-    {",log=info,,", LOG_LEVEL_INFO, NULL},
 };
 
 START_TEST(test_layer_ok)
@@ -235,6 +231,13 @@ static const struct layer_bad layer_bad_cases[] = {
     {"vthreads=virtual", "vthreads=virtual"},
     {"vthreads", "vthreads"},
     {"monitordump=all", "monitordump=all"},
+    /* empty or nameless items are typos, not nothing */
+    {"=", "no option name"},
+    {",,,", "an empty option"},
+    {",log=info", "an empty option"},
+    {"log=info,,caps=all", "an empty option"},
+    {"log=info,", "an empty option"},
+    {"=info", "no option name"},
 };
 
 START_TEST(test_layer_bad)
@@ -430,6 +433,68 @@ START_TEST(test_loader_lists_untouched)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* loader_why, and the log file that cannot be written                       */
+/* ------------------------------------------------------------------------ */
+
+/* A library whose ELF header names another machine is said to be one
+ * (glibc only says "No such file or directory"). */
+START_TEST(test_why_other_machine)
+{
+    char path[] = "/tmp/test_options_elfXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    unsigned char h[64] = {0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* little-endian */, 1};
+    h[18] = 183; /* EM_AARCH64, or EM_X86_64 when this runs on AArch64 */
+#if defined(__aarch64__)
+    h[18] = 62;
+#endif
+    ck_assert_int_eq(write(fd, h, sizeof h), (ssize_t)sizeof h);
+    close(fd);
+    char buf[LOG_SHORT_BUF];
+    const char *why = loader_why(path, "cannot open shared object file: No such file or directory", buf, sizeof buf);
+    unlink(path);
+    ck_assert_msg(strstr(why, "64-bit library for") != NULL && strstr(why, "No such file") == NULL, "%s", why);
+#if defined(__x86_64__)
+    ck_assert_msg(strstr(why, "for AARCH64, and this VM runs on AMD 64") != NULL, "%s", why);
+#endif
+}
+END_TEST
+
+/* dlerror's text without the file it starts with (a private copy the user
+ * never named), shortened when long. */
+START_TEST(test_why_dlerror)
+{
+    char buf[LOG_SHORT_BUF];
+    ck_assert_str_eq(loader_why("/tmp/libjvmpi-agent-Ab12Cd", "/tmp/libjvmpi-agent-Ab12Cd: undefined symbol: foo", buf,
+                                sizeof buf),
+                     "undefined symbol: foo");
+    ck_assert_str_eq(loader_why("/nonexistent/liba.so", "something else", buf, sizeof buf), "something else");
+    ck_assert_str_eq(loader_why(NULL, NULL, buf, sizeof buf), "see above");
+    char long_err[4000];
+    memset(long_err, 'y', sizeof long_err - 1);
+    long_err[sizeof long_err - 1] = '\0';
+    const char *why = loader_why(NULL, long_err, buf, sizeof buf);
+    ck_assert_msg(strlen(why) < LOG_SHORT_BUF && strstr(why, "3999 bytes in all") != NULL, "%s", why);
+}
+END_TEST
+
+/* A full log file: one line on stderr saying so, and the lines after it
+ * there, none lost. */
+START_TEST(test_log_file_full)
+{
+    ck_assert_int_eq(log_set_file("/dev/full"), 0);
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    log_write(LOG_LEVEL_INFO, "first line");
+    log_write(LOG_LEVEL_INFO, "second line");
+    stderr_capture_end(&c);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error: cannot write to logfile /dev/full: "), 1);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: info: first line"), 1);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: info: second line"), 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 
 static Suite *options_suite(void)
 {
@@ -458,6 +523,12 @@ static Suite *options_suite(void)
     tcase_add_test(tc, test_loader_missing_levels);
     tcase_add_test(tc, test_loader_lists);
     tcase_add_test(tc, test_loader_lists_untouched);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("messages");
+    tcase_add_test(tc, test_why_other_machine);
+    tcase_add_test(tc, test_why_dlerror);
+    tcase_add_test(tc, test_log_file_full);
     suite_add_tcase(s, tc);
 
     return s;
