@@ -50,17 +50,18 @@ threads() {
 # deadlock, seen on JDK 17 and 25 alike: at VM death, before the VMDeath
 # callback, the exiting thread posts JVM TI's last ObjectFree events while
 # the Service Thread posts others; one of the two waits for the other
-# without a safepoint check, the other waits for a safepoint, and the VM
-# thread waits for the first.  Any VM operation asked for at that moment
-# starts it: SIGQUIT's own thread dump, a collection, an agent's RunGC.  No
-# code of the layer or the agent is on those stacks, and nothing it can do
-# keeps that moment clear while ObjectFree is on.  Such a run is named and
+# without a safepoint check, the other waits for a safepoint (or for an
+# object deoptimization), and the VM thread waits for the first.  Any VM
+# operation or handshake asked for at that moment starts it: SIGQUIT's own
+# thread dump, a collection, a heap iteration (RunGC's).  No code of the
+# layer or the agent is on those two stacks, and nothing it can do keeps
+# that moment clear while ObjectFree is on.  Such a run is named and
 # counted, not failed, unless SIGEXIT_STRICT=1.
 jvm_tag_map_deadlock() {
   local g="$WORK/hang.gdb"
   [ "${SIGEXIT_STRICT:-0}" != 1 ] && [ -f "$g" ] && grep -q 'JvmtiExport::post_vm_death' "$g" &&
     grep -A1 'wait_without_safepoint_check' "$g" | grep -q 'JvmtiTagMap::flush_object_free_events' &&
-    grep -A3 'SafepointSynchronize::block' "$g" | grep -q 'JvmtiExport::post_object_free'
+    grep -B8 'JvmtiExport::post_object_free' "$g" | grep -qE 'SafepointSynchronize::block|wait_for_object_deoptimization'
 }
 
 # run_one I: one run, its agent, signals and timings chosen from I.

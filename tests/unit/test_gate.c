@@ -171,6 +171,20 @@ static pthread_t start(void *(*fn)(void *))
     return t;
 }
 
+/* The handler of type on a new thread (running fn), doing how; returns
+ * once it is in there. */
+static pthread_t start_held(int how, jint type, void *(*fn)(void *))
+{
+    pthread_mutex_lock(&mu);
+    in_handler = false;
+    pthread_mutex_unlock(&mu);
+    atomic_store(&hold_how, how);
+    atomic_store(&hold_type, type);
+    pthread_t t = start(fn);
+    wait_in_handler();
+    return t;
+}
+
 /* Whether the window ended within ms; the thread is joined either way, once
  * the test has let the handler go (a hung window is left, the test failed). */
 static bool window_done_within(pthread_t collector, long ms)
@@ -191,10 +205,7 @@ static bool window_done_within(pthread_t collector, long ms)
 /* The rule as it was: a running OBJECT_ALLOC handler holds the window up. */
 START_TEST(test_id_bearing_handler_holds_the_window)
 {
-    atomic_store(&hold_how, HOLD_BLOCK);
-    atomic_store(&hold_type, JVMPI_EVENT_OBJECT_ALLOC);
-    pthread_t a = start(allocate);
-    wait_in_handler();
+    pthread_t a = start_held(HOLD_BLOCK, JVMPI_EVENT_OBJECT_ALLOC, allocate);
     pthread_t c = start(collect);
     pause_ms(100);
     ck_assert_int_eq(atomic_load(&gc_starts), 0);
@@ -210,12 +221,8 @@ END_TEST
  * code, which a collection never waited for). */
 START_TEST(test_data_dump_handler_does_not_hold_the_window)
 {
-    atomic_store(&hold_how, HOLD_BLOCK);
-    atomic_store(&hold_type, JVMPI_EVENT_DATA_DUMP_REQUEST);
-    pthread_t d = start(data_dump);
-    wait_in_handler();
-    pthread_t c = start(collect);
-    bool done = window_done_within(c, 3000);
+    pthread_t d = start_held(HOLD_BLOCK, JVMPI_EVENT_DATA_DUMP_REQUEST, data_dump);
+    bool done = window_done_within(start(collect), 3000);
     release_handler();
     pthread_join(d, NULL);
     ck_assert_msg(done, "a GC window waited for a DATA_DUMP_REQUEST handler");
@@ -231,13 +238,9 @@ END_TEST
 START_TEST(test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
-    atomic_store(&hold_how, HOLD_ENTER);
-    atomic_store(&hold_type, JVMPI_EVENT_OBJECT_ALLOC);
-    pthread_t a = start(allocate);
-    wait_in_handler();
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
     pause_ms(50); /* into RawMonitorEnter */
-    pthread_t c = start(collect);
-    bool done = window_done_within(c, 3000);
+    bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorExit(agent_lock);
     pthread_join(a, NULL);
     ck_assert_msg(done, "a GC window waited for a handler blocked in RawMonitorEnter");
@@ -250,19 +253,10 @@ END_TEST
 START_TEST(test_raw_monitor_taken_after_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
-    atomic_store(&hold_how, HOLD_ENTER);
-    atomic_store(&hold_type, JVMPI_EVENT_OBJECT_ALLOC);
-    pthread_t a = start(allocate);
-    wait_in_handler();
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
     pause_ms(50);
     /* A window held open by its own GC_START handler. */
-    pthread_mutex_lock(&mu);
-    in_handler = false;
-    pthread_mutex_unlock(&mu);
-    atomic_store(&hold_how, HOLD_BLOCK);
-    atomic_store(&hold_type, JVMPI_EVENT_GC_START);
-    pthread_t c = start(collect);
-    wait_in_handler();
+    pthread_t c = start_held(HOLD_BLOCK, JVMPI_EVENT_GC_START, collect);
     pi->RawMonitorExit(agent_lock);
     pause_ms(100);
     ck_assert_int_eq(atomic_load(&finishes_when_entered), -1);
@@ -276,13 +270,9 @@ END_TEST
 /* RawMonitorWait in an OBJECT_ALLOC handler: waiting, it holds nothing up. */
 START_TEST(test_handler_in_raw_monitor_wait_does_not_hold_the_window)
 {
-    atomic_store(&hold_how, HOLD_WAIT);
-    atomic_store(&hold_type, JVMPI_EVENT_OBJECT_ALLOC);
-    pthread_t a = start(allocate);
-    wait_in_handler();
+    pthread_t a = start_held(HOLD_WAIT, JVMPI_EVENT_OBJECT_ALLOC, allocate);
     pause_ms(50); /* into RawMonitorWait */
-    pthread_t c = start(collect);
-    bool done = window_done_within(c, 3000);
+    bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorEnter(agent_lock);
     pi->RawMonitorNotifyAll(agent_lock);
     pi->RawMonitorExit(agent_lock);
