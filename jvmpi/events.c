@@ -288,9 +288,8 @@ static void announce_self(JNIEnv *env, thread_rec *me)
     dispatch_announce_thread(env, me);
 }
 
-/* The one path to agent k: thread suspended mode kept where the event
- * carries IDs (gate.h), what the event names defined first for that agent
- * (defs.c), then its handler. */
+/* The one path to agent k: thread suspended mode kept (gate.h), what the
+ * event names defined first for that agent (defs.c), then its handler. */
 static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
                                                               JVMPI_Event *ev, void (*notify)(JVMPI_Event *))
 {

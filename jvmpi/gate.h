@@ -3,19 +3,19 @@
  *
  * JDK 5.0 sent GC_START, the OBJECT_FREEs and GC_FINISH while every Java
  * thread stood at the collection's safepoint, and sent every event that
- * carries a jobjectID with GC disabled: no handler of such an event ran
- * on another thread while a window was open, and no window opened while
- * one was running.  Agents count on it (an unlocked table shared by the
+ * carries a jobjectID with GC disabled: no agent handler ran on another
+ * thread while a window was open, and no window opened while a handler
+ * was running.  Agents count on it (an unlocked table shared by the
  * OBJECT_ALLOC and OBJECT_FREE handlers, a lock taken in GC_START and
  * released in GC_FINISH).  The gate gives the same guarantee without
- * stopping any thread: every delivery of such an event passes it
- * (gate_holds_window), and a GC window closes it, waits until no delivery
+ * stopping any thread: every delivery passes it (but the data requests,
+ * gate_holds_window), and a GC window closes it, waits until no delivery
  * is under way on another thread, and holds new ones back until it
  * reopens.
  *
  * A delivery costs no locked instruction: each thread counts itself in a
- * slot of its own (presence.h).  Entering and leaving are inline, as
- * OBJECT_ALLOCs and METHOD_ENTRY2s pass them by the million.
+ * slot of its own (presence.h).  Entering and leaving are inline, as every
+ * method event passes them.
  */
 #ifndef JVMPI_GATE_H_
 #define JVMPI_GATE_H_
@@ -74,36 +74,19 @@ static inline void gate_leave(void)
 }
 
 /* Whether a handler of this event keeps GC windows out while it runs.
- * HotSpot 5.0 ran with GC disabled only the handlers of events that carry
- * object IDs; the others (requests, start and end of the VM, a thread's
- * end, method and compiled-code events, raw monitor contention, JNI
- * reference frees) ran like native code, which a collection never waits
- * for.  An agent that takes its own lock in DATA_DUMP_REQUEST while the
- * lock's owner waits in RunGC relies on it.  Definitions such a handler
- * causes, and events it requests, carry IDs: they pass the gate as usual. */
+ * The data dump and reset requests do not: they carry no object ID, and
+ * HotSpot 5.0 sent them from its Signal Dispatcher, which ran them like
+ * native code beside its collections.  Their handlers are long (a whole
+ * profile written), and an agent that takes its own lock in one while the
+ * lock's owner waits in RunGC relies on it.  What such a handler requests,
+ * or causes to be defined, carries IDs and passes the gate as usual.
+ * Every other event stays out of windows, as the JVMPI specification's
+ * thread suspended mode has it (a thread blocked on a raw monitor does not
+ * hold a window up either: rawmon.c). */
 static inline bool gate_holds_window(jint event_type)
 {
-    switch (event_type & ~JVMPI_REQUESTED_EVENT) {
-    case JVMPI_EVENT_METHOD_ENTRY:
-    case JVMPI_EVENT_METHOD_EXIT:
-    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
-    case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
-    case JVMPI_EVENT_INSTRUCTION_START:
-    case JVMPI_EVENT_THREAD_END:
-    case JVMPI_EVENT_CLASS_LOAD_HOOK:
-    case JVMPI_EVENT_JNI_GLOBALREF_FREE:
-    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_FREE:
-    case JVMPI_EVENT_DATA_DUMP_REQUEST:
-    case JVMPI_EVENT_DATA_RESET_REQUEST:
-    case JVMPI_EVENT_JVM_INIT_DONE:
-    case JVMPI_EVENT_JVM_SHUT_DOWN:
-    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
-    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
-    case JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT:
-        return false;
-    default:
-        return true;
-    }
+    jint type = event_type & ~JVMPI_REQUESTED_EVENT;
+    return type != JVMPI_EVENT_DATA_DUMP_REQUEST && type != JVMPI_EVENT_DATA_RESET_REQUEST;
 }
 
 /* Whether the calling thread is inside a delivery (a handler is running). */
@@ -111,8 +94,8 @@ bool gate_inside(void);
 
 /* Around any wait of a thread that may be inside a delivery (RunGC from
  * a handler waiting for its window, a definition another thread is
- * sending, RawMonitorEnter or RawMonitorWait blocked): while parked, the thread runs no agent code, so a
- * window need not wait for it.  Unparking waits for an open window to end. */
+ * sending, RawMonitorEnter or RawMonitorWait blocked): while parked, the
+ * thread runs no agent code, so a window need not wait for it.  Unparking waits for an open window to end. */
 void gate_park(void);
 void gate_unpark(void);
 

@@ -1,9 +1,9 @@
 /*
  * test_gate.c - what holds a GC window up and what does not (jvmpi/gate.h):
- * a handler of an event that carries object IDs does, a handler of one
- * that carries none (DATA_DUMP_REQUEST, JVM_SHUT_DOWN...) does not, nor
- * does a thread blocked in RawMonitorEnter or RawMonitorWait, which takes
- * its monitor only once the window has ended.
+ * a running OBJECT_ALLOC handler does; a DATA_DUMP_REQUEST handler, which
+ * carries no object ID, does not, nor does a thread blocked in
+ * RawMonitorEnter or RawMonitorWait, which takes its monitor only once the
+ * window has ended.
  *
  * Windows are delivered by gc_deliver_due() on a thread of the test's, as
  * in test_gc.c.  A window that hangs is a failure after a few seconds, not
