@@ -294,10 +294,7 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
                                                               JVMPI_Event *ev, void (*notify)(JVMPI_Event *))
 {
     int saved = agents_target_begin(k);
-    bool gated = gate_holds_window(ev->event_type);
-    if (gated) {
-        gate_enter();
-    }
+    bool gated = gate_enter_for(ev->event_type);
     events_as as;
     bool as_other = false;
     if (start_due(me)) {

@@ -33,6 +33,7 @@ typedef struct {
     int depth;           /* deliveries it is inside */
     bool counted;        /* its outermost one is in the count */
     bool closer;         /* it holds the gate closed */
+    bool gc_off;         /* its outermost delivery is of an event issued with GC disabled */
 } gate_thread;
 extern TLS_FAST gate_thread gate_me;
 extern _Atomic bool gate_closed;
@@ -89,6 +90,50 @@ static inline bool gate_holds_window(jint event_type)
     return type != JVMPI_EVENT_DATA_DUMP_REQUEST && type != JVMPI_EVENT_DATA_RESET_REQUEST;
 }
 
+/* Whether JVMPI issues this event with GC disabled: it carries object IDs.
+ * A handler of one blocked on a raw monitor still holds windows up, as
+ * HotSpot 5.0's GC_locker held collections up; any other handler blocked
+ * there does not (gate_park_blocked). */
+static inline bool gate_issued_with_gc_off(jint event_type)
+{
+    switch (event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_METHOD_ENTRY2:
+    case JVMPI_EVENT_OBJECT_ALLOC:
+    case JVMPI_EVENT_OBJECT_FREE:
+    case JVMPI_EVENT_OBJECT_MOVE:
+    case JVMPI_EVENT_THREAD_START:
+    case JVMPI_EVENT_HEAP_DUMP:
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_CLASS_LOAD:
+    case JVMPI_EVENT_CLASS_UNLOAD:
+    case JVMPI_EVENT_OBJECT_DUMP:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+    case JVMPI_EVENT_MONITOR_DUMP:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Around a delivery of event_type: gate_enter/gate_leave where it holds
+ * windows (gate_holds_window).  Returns whether it entered. */
+static inline bool gate_enter_for(jint event_type)
+{
+    if (!gate_holds_window(event_type)) {
+        return false;
+    }
+    if (gate_me.depth == 0) {
+        gate_me.gc_off = gate_issued_with_gc_off(event_type);
+    }
+    gate_enter();
+    return true;
+}
+
 /* Whether the calling thread is inside a delivery (a handler is running). */
 bool gate_inside(void);
 
@@ -98,6 +143,9 @@ bool gate_inside(void);
  * thread runs no agent code, so a window need not wait for it.  Unparking waits for an open window to end. */
 void gate_park(void);
 void gate_unpark(void);
+/* gate_park for a thread blocked on a raw monitor: not inside a handler of
+ * an event issued with GC disabled (gate_issued_with_gc_off). */
+void gate_park_blocked(void);
 
 /* Closes the gate for the calling thread (one window at a time) and waits
  * until no other thread is inside a delivery. */

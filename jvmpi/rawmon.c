@@ -271,8 +271,8 @@ static void release(slot *s)
 /* Under mu: until the monitor is free or this thread's.  A thread blocked
  * here runs no agent code, so it holds no GC window up (gate.h), as a
  * thread blocked on a raw monitor never held a collection up in HotSpot
- * 5.0: the monitor's owner may be waiting for that very window (RunGC in
- * its handler).  It counts itself back in before it takes the monitor, and
+ * 5.0 unless GC was disabled for its event: the monitor's owner may be
+ * waiting for that very window (RunGC in its JVM_SHUT_DOWN handler).  It counts itself back in before it takes the monitor, and
  * without mu, as that waits for an open window to end; the window's own
  * handlers may need the monitor meanwhile.  parked: it was parked before. */
 static void await_free(slot *s, bool parked)
@@ -280,7 +280,7 @@ static void await_free(slot *s, bool parked)
     for (;;) {
         while (s->owned && !owned_by_me(s)) {
             if (!parked) {
-                gate_park();
+                gate_park_blocked();
                 parked = true;
             }
             pthread_cond_wait(&s->entry_cv, &s->mu);
@@ -547,7 +547,7 @@ void rawmon_wait(JVMPI_RawMonitor m, jlong ms)
     blocked_add(&n);
     saved = s->count;
     release(s);
-    gate_park(); /* see await_free */
+    gate_park_blocked(); /* see await_free */
 
     while (!n.notified) {
         int rc = timed ? pthread_cond_timedwait(&s->wait_cv, &s->mu, &deadline)

@@ -1,9 +1,10 @@
 /*
  * test_gate.c - what holds a GC window up and what does not (jvmpi/gate.h):
- * a running OBJECT_ALLOC handler does; a DATA_DUMP_REQUEST handler, which
- * carries no object ID, does not, nor does a thread blocked in
- * RawMonitorEnter or RawMonitorWait, which takes its monitor only once the
- * window has ended.
+ * a running OBJECT_ALLOC handler does, even blocked on a raw monitor; a
+ * DATA_DUMP_REQUEST handler, which carries no object ID, does not, nor
+ * does a handler of an event not issued with GC disabled (JVM_SHUT_DOWN)
+ * blocked in RawMonitorEnter or RawMonitorWait, which takes its monitor
+ * only once the window has ended.
  *
  * Windows are delivered by gc_deliver_due() on a thread of the test's, as
  * in test_gc.c.  A window that hangs is a failure after a few seconds, not
@@ -16,6 +17,7 @@
 
 #include <check.h>
 
+#include "dispatch.h"
 #include "fake_backend.h"
 #include "gc.h"
 #include "interface.h"
@@ -106,6 +108,7 @@ static void setup(void)
     in_handler = let_go = false;
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_DATA_DUMP_REQUEST, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_GC_START, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_GC_FINISH, NULL), JVMPI_SUCCESS);
 }
@@ -153,6 +156,13 @@ static void *data_dump(void *arg)
 {
     (void)arg;
     layer_data_dump_request();
+    return NULL;
+}
+
+static void *shut_down(void *arg)
+{
+    (void)arg;
+    dispatch_plain(ENV(2), JVMPI_EVENT_JVM_SHUT_DOWN);
     return NULL;
 }
 
@@ -230,15 +240,14 @@ START_TEST(test_data_dump_handler_does_not_hold_the_window)
 }
 END_TEST
 
-/* The issue's hang: the agent's lock is owned by a thread waiting for a
- * window (RunGC in its JVM_SHUT_DOWN handler), and an OBJECT_ALLOC handler
- * on another thread blocks on that lock.  Blocked there, it runs no agent
- * code: the window goes on, and the handler gets the lock only after the
- * window has ended. */
+/* The hang at exit: the agent's lock is owned by a thread waiting for a
+ * window (RunGC in its DATA_DUMP_REQUEST handler), and the JVM_SHUT_DOWN
+ * handler blocks on that lock.  Blocked there, it runs no agent code: the
+ * window goes on, and the handler gets the lock only after it has ended. */
 START_TEST(test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
-    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
     pause_ms(50); /* into RawMonitorEnter */
     bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorExit(agent_lock);
@@ -248,12 +257,30 @@ START_TEST(test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window)
 }
 END_TEST
 
+/* An OBJECT_ALLOC handler blocked on a raw monitor does hold it up: JVMPI
+ * issues OBJECT_ALLOC with GC disabled (HotSpot 5.0 held collections off
+ * with its GC_locker meanwhile). */
+START_TEST(test_id_bearing_handler_blocked_on_a_raw_monitor_holds_the_window)
+{
+    pi->RawMonitorEnter(agent_lock);
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
+    pause_ms(50);
+    pthread_t c = start(collect);
+    pause_ms(100);
+    ck_assert_int_eq(atomic_load(&gc_starts), 0);
+    pi->RawMonitorExit(agent_lock);
+    ck_assert(window_done_within(c, 5000));
+    pthread_join(a, NULL);
+    ck_assert_int_eq(atomic_load(&finishes_when_entered), 0);
+}
+END_TEST
+
 /* ... and one that gets the monitor while a window is open takes it only
  * after GC_FINISH: from its return on it runs agent code again. */
 START_TEST(test_raw_monitor_taken_after_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
-    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
     pause_ms(50);
     /* A window held open by its own GC_START handler. */
     pthread_t c = start_held(HOLD_BLOCK, JVMPI_EVENT_GC_START, collect);
@@ -267,10 +294,10 @@ START_TEST(test_raw_monitor_taken_after_the_window)
 }
 END_TEST
 
-/* RawMonitorWait in an OBJECT_ALLOC handler: waiting, it holds nothing up. */
+/* RawMonitorWait in a JVM_SHUT_DOWN handler: waiting, it holds nothing up. */
 START_TEST(test_handler_in_raw_monitor_wait_does_not_hold_the_window)
 {
-    pthread_t a = start_held(HOLD_WAIT, JVMPI_EVENT_OBJECT_ALLOC, allocate);
+    pthread_t a = start_held(HOLD_WAIT, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
     pause_ms(50); /* into RawMonitorWait */
     bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorEnter(agent_lock);
@@ -290,6 +317,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_id_bearing_handler_holds_the_window);
     tcase_add_test(tc, test_data_dump_handler_does_not_hold_the_window);
     tcase_add_test(tc, test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window);
+    tcase_add_test(tc, test_id_bearing_handler_blocked_on_a_raw_monitor_holds_the_window);
     tcase_add_test(tc, test_raw_monitor_taken_after_the_window);
     tcase_add_test(tc, test_handler_in_raw_monitor_wait_does_not_hold_the_window);
     suite_add_tcase(s, tc);
