@@ -329,13 +329,13 @@ static void announce_self(JNIEnv *env, thread_rec *me)
     dispatch_announce_thread(env, me);
 }
 
-/* The one path to agent k: thread suspended mode kept (gate.c), what the
+/* The one path to agent k: thread suspended mode kept (gate.h), what the
  * event names defined first for that agent (defs.c), then its handler. */
 static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
                                                               JVMPI_Event *ev, void (*notify)(JVMPI_Event *))
 {
     int saved = agents_target_begin(k);
-    gate_enter();
+    bool gated = gate_enter_for(ev->event_type);
     if (ev->event_type == JVMPI_EVENT_JVM_SHUT_DOWN) {
         close_for_shut_down();
     }
@@ -363,7 +363,9 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
     if (as_other) {
         events_as_end(&as);
     }
-    gate_leave();
+    if (gated) {
+        gate_leave();
+    }
     agents_target_end(saved);
 }
 

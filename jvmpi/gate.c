@@ -72,6 +72,13 @@ void gate_park(void)
     }
 }
 
+void gate_park_blocked(void)
+{
+    if (!gate_me.gc_off) {
+        gate_park();
+    }
+}
+
 void gate_unpark(void)
 {
     if (gate_me.depth > 0 && !gate_me.counted) {
@@ -134,5 +141,5 @@ void gate_reset(void)
     presence_reset(&inside);
     atomic_store(&gate_closed, false);
     gate_me.depth = 0;
-    gate_me.counted = gate_me.closer = false;
+    gate_me.counted = gate_me.closer = gate_me.gc_off = false;
 }

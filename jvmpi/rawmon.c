@@ -29,6 +29,7 @@
 #include "rawmon.h"
 
 #include "deadline.h"
+#include "gate.h"
 #include "log.h"
 
 #include <errno.h>
@@ -267,6 +268,32 @@ static void release(slot *s)
         pthread_cond_signal(&s->entry_cv);
 }
 
+/* Under mu: until the monitor is free or this thread's.  A thread blocked
+ * here runs no agent code, so it holds no GC window up (gate.h), as a
+ * thread blocked on a raw monitor never held a collection up in HotSpot
+ * 5.0 unless GC was disabled for its event: the monitor's owner may be
+ * waiting for that very window (RunGC in its JVM_SHUT_DOWN handler).  It counts itself back in before it takes the monitor, and
+ * without mu, as that waits for an open window to end; the window's own
+ * handlers may need the monitor meanwhile.  parked: it was parked before. */
+static void await_free(slot *s, bool parked)
+{
+    for (;;) {
+        while (s->owned && !owned_by_me(s)) {
+            if (!parked) {
+                gate_park_blocked();
+                parked = true;
+            }
+            pthread_cond_wait(&s->entry_cv, &s->mu);
+        }
+        if (!parked)
+            return;
+        pthread_mutex_unlock(&s->mu);
+        gate_unpark();
+        parked = false;
+        pthread_mutex_lock(&s->mu);
+    }
+}
+
 /* Returns a dead, unpinned slot (its name already detached) to the free list. */
 static void recycle(slot *s, char *name)
 {
@@ -437,8 +464,7 @@ void rawmon_enter(JVMPI_RawMonitor m)
     pthread_mutex_lock(&s->mu);
     /* The owner may be this very thread, if the ENTER handler entered the
      * monitor itself: then this is just one more level. */
-    while (s->owned && !pthread_equal(s->owner, pthread_self()))
-        pthread_cond_wait(&s->entry_cv, &s->mu);
+    await_free(s, false);
     list_remove(&s->entering, &n);
     blocked_remove(&n);
     if (s->owned)
@@ -521,6 +547,7 @@ void rawmon_wait(JVMPI_RawMonitor m, jlong ms)
     blocked_add(&n);
     saved = s->count;
     release(s);
+    gate_park_blocked(); /* see await_free */
 
     while (!n.notified) {
         int rc = timed ? pthread_cond_timedwait(&s->wait_cv, &s->mu, &deadline)
@@ -534,8 +561,7 @@ void rawmon_wait(JVMPI_RawMonitor m, jlong ms)
         list_append(&s->entering, &n);
         atomic_store_explicit(&n.status, JVMPI_THREAD_MONITOR_WAIT, memory_order_relaxed);
     }
-    while (s->owned)
-        pthread_cond_wait(&s->entry_cv, &s->mu);
+    await_free(s, true);
     list_remove(&s->entering, &n);
     blocked_remove(&n);
     take(s, env, saved);

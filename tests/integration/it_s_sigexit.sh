@@ -1,0 +1,143 @@
+#!/bin/bash
+# Signals at any moment of a run, exit included, never hang the JVM (S_Exit:
+# a worker calls System.exit(3) while others allocate).  Each run sends a
+# SIGQUIT storm (a thread-dump request every 20 ms) from the moment the VM
+# can take signals until the process is gone: through the layer's start-up,
+# the run and the exit.  Some runs send a SIGTERM or SIGINT in the storm.
+# The agents take their own raw monitor in DATA_DUMP_REQUEST and
+# JVM_SHUT_DOWN and call RunGC under it: the HPROF work-alike (heap=sites)
+# and s_sigexit (tests/agents/s_sigexit.c), in turn.  Every run must end
+# within HANG_S seconds (else it is killed and named a hang, with what each
+# of its threads was doing), with exit code 3 (or the signal's, 143 or 130,
+# when the SIGTERM/SIGINT came first) and the agent's complete profile.
+. "$(dirname "$0")/lib.sh"
+. "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
+require_hprof S_Exit
+[ -f "$AGENTS_DIR/libs_sigexit.so" ] || fail "libs_sigexit.so not built"
+
+RUNS=${SIGEXIT_RUNS:-50}
+HANG_S=${SIGEXIT_HANG_S:-12}
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# alive PID: the child has not exited (a zombie has).
+alive() {
+  local st
+  st=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+  [ -n "$st" ] && [ "$st" != Z ]
+}
+# threads PID: what each thread of a hung JVM waits in: with gdb, the
+# layer's and the agents' frames of every stack; else each thread's name.
+threads() {
+  local t
+  if command -v gdb >/dev/null; then
+    timeout 60 gdb -batch -p "$1" -ex 'thread apply all bt' >"$WORK/hang.gdb" 2>&1
+    echo "(all stacks: $WORK/hang.gdb)"
+    awk '
+      /^Thread / { hdr = $0; shown = 0; next }
+      /\/(jvmpi|jvmti_backend|legacy_agents|tests\/agents)\// {
+        if (!shown) { print hdr; shown = 1 }
+        f = $0; sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, "", f); sub(/ \(.*\) at .*\//, " at ", f)
+        print "    " f
+      }' "$WORK/hang.gdb" | head -150
+  else
+    for t in /proc/"$1"/task/*; do
+      printf '  %-18s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
+    done
+  fi
+}
+
+# jvm_tag_map_deadlock: the hung JVM (hang.gdb) is in the JVM's own
+# deadlock, seen on JDK 17 and 25 alike: at VM death, before the VMDeath
+# callback, the exiting thread posts JVM TI's last ObjectFree events while
+# the Service Thread posts others; one of the two waits for the other
+# without a safepoint check, the other waits for a safepoint (or for an
+# object deoptimization), and the VM thread waits for the first.  Any VM
+# operation or handshake asked for at that moment starts it: SIGQUIT's own
+# thread dump, a collection, a heap iteration (RunGC's).  No code of the
+# layer or the agent is on those two stacks, and nothing it can do keeps
+# that moment clear while ObjectFree is on.  Such a run is named and
+# counted, not failed, unless SIGEXIT_STRICT=1.
+jvm_tag_map_deadlock() {
+  local g="$WORK/hang.gdb"
+  [ "${SIGEXIT_STRICT:-0}" != 1 ] && [ -f "$g" ] && grep -q 'JvmtiExport::post_vm_death' "$g" &&
+    grep -A1 'wait_without_safepoint_check' "$g" | grep -q 'JvmtiTagMap::flush_object_free_events' &&
+    grep -B8 'JvmtiExport::post_object_free' "$g" | grep -qE 'SafepointSynchronize::block|wait_for_object_deoptimization'
+}
+
+# run_one I: one run, its agent, signals and timings chosen from I.
+run_one() {
+  local i=$1 agent out arg extra="no other signal" exit_ms storm_ms
+  exit_ms=$(( (i * 37) % 500 + 100 ))
+  storm_ms=$(( (i * 53) % 200 ))
+  case $(( i % 5 )) in 3) extra=TERM ;; 4) extra=INT ;; esac
+  out="$WORK/run$i.txt"
+  if (( i % 2 == 0 )); then
+    agent=hprof
+    arg=$(hprof_arg "heap=sites,file=$out")
+  else
+    agent=s_sigexit
+    arg=$(agent_arg s_sigexit "$out")
+  fi
+  "$JAVA" -Xmx64m "$arg" -cp "$CLASSES" S_Exit "$exit_ms" >"$WORK/run$i.out" 2>"$WORK/run$i.err" &
+  local pid=$! t0 sent=0 rc
+  t0=$(now_ms)
+  # Signals before the VM has its handlers would end it as SIGQUIT's default
+  # does: the storm starts with its Signal Dispatcher.
+  while alive "$pid" && ! grep -qs '^Signal Dispatch' /proc/"$pid"/task/*/comm; do
+    sleep 0.005
+  done
+  sleep "$(printf '0.%03d' "$storm_ms")"
+  while alive "$pid"; do
+    if (( $(now_ms) - t0 > HANG_S * 1000 )); then
+      echo "--- run $i ($agent, $extra): threads after ${HANG_S}s:"
+      threads "$pid"
+      kill -KILL "$pid"
+      wait "$pid"
+      if jvm_tag_map_deadlock; then
+        echo "run $i: the JVM's own ObjectFree deadlock at VM death (see jvm_tag_map_deadlock), not the layer's"
+        jdk_deadlocks=$((jdk_deadlocks + 1))
+        return
+      fi
+      tail -20 "$WORK/run$i.err"
+      fail "run $i ($agent, SIGQUIT storm, $extra, exit after ${exit_ms} ms) hung: killed after ${HANG_S} s"
+    fi
+    kill -QUIT "$pid" 2>/dev/null
+    sent=$((sent + 1))
+    if (( sent == 8 )) && [ "$extra" != "no other signal" ]; then
+      kill -"$extra" "$pid" 2>/dev/null
+    fi
+    sleep 0.02
+  done
+  wait "$pid"
+  rc=$?
+  local ok="3"
+  case $extra in TERM) ok="3 143" ;; INT) ok="3 130" ;; esac
+  [[ " $ok " == *" $rc "* ]] || { tail -20 "$WORK/run$i.err"; fail "run $i ($agent, $extra): exit code $rc, expected one of: $ok"; }
+  expect_no_crash
+  expect_file_lacks "$WORK/run$i.err" 'JVMPI layer: \(warning\|error\)'
+  if [ "$agent" = hprof ]; then
+    # Complete: the threads, then the SITES section written at exit, last.
+    expect_file_has "$out" '^THREAD START'
+    [ "$(grep -v '^$' "$out" | tail -1)" = "SITES END" ] ||
+      { tail -5 "$out"; fail "run $i (hprof, $extra): the profile does not end with its SITES section"; }
+  else
+    expect_no_agent_failures "$out"
+    expect_file_has "$out" '^s_sigexit: complete, [1-9][0-9]* allocations'
+  fi
+  quits=$((quits + sent))
+}
+
+quits=0
+jdk_deadlocks=0
+start=$(now_ms)
+for ((i = 0; i < RUNS; i++)); do
+  run_one "$i"
+done
+note "$RUNS runs, $quits signals, $(( ($(now_ms) - start) / 1000 )) s, every exit code and profile of those that ended as expected"
+(( jdk_deadlocks * 5 <= RUNS )) || fail "$jdk_deadlocks of $RUNS runs hung in the JVM's own ObjectFree deadlock: too many to be chance"
+if (( jdk_deadlocks > 0 )); then
+  note "$jdk_deadlocks of them hung in the JVM's own ObjectFree deadlock at VM death (killed; no layer or agent code involved)"
+else
+  note "none hung"
+fi
+exit 0
