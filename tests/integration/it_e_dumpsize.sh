@@ -18,7 +18,7 @@ e_verdict dumpsize-shapes e_dumpsize 1000 '^dumps for the timer done' \
   '^class dump E_DsStatics: 2 interfaces, 0 constant pool entries, 13 statics' \
   '^class dump E_DsMore: 1 interfaces, 0 constant pool entries, 4 statics' \
   '^class dump E_DsConsts: 0 interfaces, 0 constant pool entries, 8 statics' \
-  '^class dump E_DsLinkedOnly: ' '^class dump E_DsHiddenSrc[./]' '^class dump E_DumpShapes: ' \
+  '^class dump E_DsLinkedOnly: ' '^class dump E_DsArrayFirst: 0 interfaces, 0 constant pool entries, 1 statics' '^class dump E_DsHiddenSrc[./]' '^class dump E_DumpShapes: ' \
   '^level 2 heap dump .*(\(9\|[1-9][0-9][0-9]*\) of java.lang.Class)'
 if grep -q '^class dump E_DsNotLinked:' "$WORK/dumpsize-shapes.txt" 2>/dev/null; then
   E_PROBLEMS+=("dumpsize-shapes: E_DsNotLinked, never linked, has a class dump (it can have had no CLASS_LOAD)")

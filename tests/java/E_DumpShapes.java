@@ -8,6 +8,10 @@ import java.lang.reflect.Array;
  * CLASS_LOAD did, so that an agent sizing records from CLASS_LOAD alone
  * meets each of them:
  *  - E_DsNotLinked: loaded, not linked (Class.forName(name, false, loader));
+ *    no array of it is made, since an array names its element class and
+ *    the layer links that class for it;
+ *  - E_DsArrayFirst: loaded, an array of it made before it was ever linked
+ *    (the layer links it then, so that the array can name it);
  *  - E_DsLinkedOnly: linked, not initialized (getDeclaredFields links);
  *  - a hidden class, defined from E_DsHiddenSrc's bytes, and an instance;
  *  - E_DsStatics: static and instance fields of every type, long, double
@@ -24,7 +28,7 @@ import java.lang.reflect.Array;
  */
 public class E_DumpShapes {
     static Class<?> notLinked, linkedOnly, hidden;
-    static Object notLinkedArray, linkedOnlyArray, hiddenObj, hiddenArray, statics, staticsArray, ifaceArray;
+    static Object arrayFirstArray, linkedOnlyArray, hiddenObj, hiddenArray, statics, staticsArray, ifaceArray;
     static Object primArrays, cdsObjects;
     static final Class<?>[] PRIMS = {boolean.class, byte.class, char.class, short.class, int.class, long.class,
             float.class, double.class, void.class};
@@ -34,7 +38,7 @@ public class E_DumpShapes {
         java.nio.file.Path done = args.length > 0 ? java.nio.file.Path.of(args[0]) : null;
         ClassLoader app = E_DumpShapes.class.getClassLoader();
         notLinked = Class.forName("E_DsNotLinked", false, app);
-        notLinkedArray = Array.newInstance(notLinked, 2);
+        arrayFirstArray = Array.newInstance(Class.forName("E_DsArrayFirst", false, app), 2);
         linkedOnly = Class.forName("E_DsLinkedOnly", false, app);
         linkedOnly.getDeclaredFields();
         linkedOnlyArray = Array.newInstance(linkedOnly, 3);
@@ -137,6 +141,11 @@ class E_DsStatics extends E_DsBase implements E_DsMore, Runnable {
 class E_DsNotLinked {
     static long x = 5;
     long y;
+}
+
+class E_DsArrayFirst {
+    static double d = 2;
+    Object o;
 }
 
 class E_DsLinkedOnly {
