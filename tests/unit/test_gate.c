@@ -2,9 +2,9 @@
  * test_gate.c - what holds a GC window up and what does not (jvmpi/gate.h):
  * a running OBJECT_ALLOC handler does, even blocked on a raw monitor; a
  * DATA_DUMP_REQUEST handler, which carries no object ID, does not, nor
- * does a handler of an event not issued with GC disabled (JVM_SHUT_DOWN)
- * blocked in RawMonitorEnter or RawMonitorWait, which takes its monitor
- * only once the window has ended.
+ * does a handler of an event not issued with GC disabled (JVM_SHUT_DOWN,
+ * JVM_INIT_DONE) blocked in RawMonitorEnter or RawMonitorWait, which takes
+ * its monitor only once the window has ended.
  *
  * Windows are delivered by gc_deliver_due() on a thread of the test's, as
  * in test_gc.c.  A window that hangs is a failure after a few seconds, not
@@ -109,6 +109,7 @@ static void setup(void)
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_OBJECT_ALLOC, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_DATA_DUMP_REQUEST, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_INIT_DONE, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_GC_START, NULL), JVMPI_SUCCESS);
     ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_GC_FINISH, NULL), JVMPI_SUCCESS);
 }
@@ -163,6 +164,15 @@ static void *shut_down(void *arg)
 {
     (void)arg;
     dispatch_plain(ENV(2), JVMPI_EVENT_JVM_SHUT_DOWN);
+    return NULL;
+}
+
+/* JVM_INIT_DONE stands for any event not issued with GC disabled that is no
+ * data request: gated, but its handler blocked on a raw monitor is parked. */
+static void *init_done(void *arg)
+{
+    (void)arg;
+    dispatch_plain(ENV(2), JVMPI_EVENT_JVM_INIT_DONE);
     return NULL;
 }
 
@@ -243,11 +253,27 @@ END_TEST
 /* The hang at exit: the agent's lock is owned by a thread waiting for a
  * window (RunGC in its DATA_DUMP_REQUEST handler), and the JVM_SHUT_DOWN
  * handler blocks on that lock.  Blocked there, it runs no agent code: the
- * window goes on, and the handler gets the lock only after it has ended. */
+ * window goes on.  Its events are not delivered: from JVM_SHUT_DOWN on, only
+ * what that event's handler causes itself reaches the agent. */
 START_TEST(test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
     pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
+    pause_ms(50); /* into RawMonitorEnter */
+    bool done = window_done_within(start(collect), 3000);
+    pi->RawMonitorExit(agent_lock);
+    pthread_join(a, NULL);
+    ck_assert_msg(done, "a GC window waited for a JVM_SHUT_DOWN handler blocked in RawMonitorEnter");
+    ck_assert_int_eq(atomic_load(&gc_finishes), 0);
+}
+END_TEST
+
+/* The same before shut-down: the window is delivered, and the handler gets
+ * the lock only after it has ended. */
+START_TEST(test_plain_handler_blocked_on_a_raw_monitor_does_not_hold_the_window)
+{
+    pi->RawMonitorEnter(agent_lock);
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_INIT_DONE, init_done);
     pause_ms(50); /* into RawMonitorEnter */
     bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorExit(agent_lock);
@@ -280,7 +306,7 @@ END_TEST
 START_TEST(test_raw_monitor_taken_after_the_window)
 {
     pi->RawMonitorEnter(agent_lock);
-    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_JVM_INIT_DONE, init_done);
     pause_ms(50);
     /* A window held open by its own GC_START handler. */
     pthread_t c = start_held(HOLD_BLOCK, JVMPI_EVENT_GC_START, collect);
@@ -294,10 +320,10 @@ START_TEST(test_raw_monitor_taken_after_the_window)
 }
 END_TEST
 
-/* RawMonitorWait in a JVM_SHUT_DOWN handler: waiting, it holds nothing up. */
+/* RawMonitorWait in a handler: waiting, it holds nothing up. */
 START_TEST(test_handler_in_raw_monitor_wait_does_not_hold_the_window)
 {
-    pthread_t a = start_held(HOLD_WAIT, JVMPI_EVENT_JVM_SHUT_DOWN, shut_down);
+    pthread_t a = start_held(HOLD_WAIT, JVMPI_EVENT_JVM_INIT_DONE, init_done);
     pause_ms(50); /* into RawMonitorWait */
     bool done = window_done_within(start(collect), 3000);
     pi->RawMonitorEnter(agent_lock);
@@ -317,6 +343,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_id_bearing_handler_holds_the_window);
     tcase_add_test(tc, test_data_dump_handler_does_not_hold_the_window);
     tcase_add_test(tc, test_handler_blocked_on_a_raw_monitor_does_not_hold_the_window);
+    tcase_add_test(tc, test_plain_handler_blocked_on_a_raw_monitor_does_not_hold_the_window);
     tcase_add_test(tc, test_id_bearing_handler_blocked_on_a_raw_monitor_holds_the_window);
     tcase_add_test(tc, test_raw_monitor_taken_after_the_window);
     tcase_add_test(tc, test_handler_in_raw_monitor_wait_does_not_hold_the_window);
