@@ -30,27 +30,6 @@ PROBLEMS=()
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# stacks PID: what each thread of a hung JVM waits in: with gdb, the layer's
-# and the agents' frames of every stack; else each thread's name and wchan.
-stacks() {
-  local t
-  if command -v gdb >/dev/null; then
-    timeout 60 gdb -batch -p "$1" -ex 'thread apply all bt' >"$WORK/$2.gdb" 2>&1
-    echo "(all stacks: $WORK/$2.gdb)"
-    awk '
-      /^Thread / { hdr = $0; shown = 0; next }
-      /\/(jvmpi|jvmti_backend|legacy_agents|tests\/agents)\// {
-        if (!shown) { print hdr; shown = 1 }
-        f = $0; sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, "", f); sub(/ \(.*\) at .*\//, " at ", f)
-        print "    " f
-      }' "$WORK/$2.gdb" | head -100
-  else
-    for t in /proc/"$1"/task/*; do
-      printf '  %-18s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
-    done
-  fi
-}
-
 # verdict NAME AGENT CASE RC WANT: judges run NAME (see the top).
 verdict() {
   local name=$1 agent=$2 what=$3 rc=$4 want=$5 f="$WORK/$1.txt" s h
@@ -105,7 +84,7 @@ run() {
   done
   if kill -0 "$pid" 2>/dev/null; then
     echo "--- $name: threads after ${HANG_S} s:"
-    stacks "$pid" "$name"
+    hang_stacks "$pid" "$WORK/$name.gdb"
     kill -KILL "$pid"
     { wait "$pid"; } 2>/dev/null
     rc=hang

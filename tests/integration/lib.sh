@@ -48,3 +48,25 @@ expect_no_crash() {
   done
   return 0
 }
+
+# hang_stacks PID FILE: what each thread of a hung JVM waits in: with gdb,
+# every stack into FILE and the layer's and the agents' frames printed; else
+# each thread's name and kernel wait channel.
+hang_stacks() {
+  local t
+  if command -v gdb >/dev/null; then
+    timeout 60 gdb -batch -p "$1" -ex 'thread apply all bt' >"$2" 2>&1
+    echo "(all stacks: $2)"
+    awk '
+      /^Thread / { hdr = $0; shown = 0; next }
+      /\/(jvmpi|jvmti_backend|legacy_agents|tests\/agents)\// {
+        if (!shown) { print hdr; shown = 1 }
+        f = $0; sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, "", f); sub(/ \(.*\) at .*\//, " at ", f)
+        print "    " f
+      }' "$2" | head -150
+  else
+    for t in /proc/"$1"/task/*; do
+      printf '  %-18s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
+    done
+  fi
+}
