@@ -27,23 +27,8 @@ e_late strict-steps e_strict "methods=entry2,steps=y,dumps=1,dump_ms=600"
 e_verdict strict-steps e_strict 100000 '^heap dump 1: ' '^monitor dump 1: '
 
 # JDK 21+: 3000 virtual threads, each with its own THREAD_START, every call
-# a METHOD_ENTRY carrying its env_id, dumps taken while they run.
-# HotSpot 25's own heap walk can crash on a VirtualThread whose constructor
-# has not set its continuation yet (SIGSEGV in JvmtiEnvBase::is_vthread_alive
-# from collect_vthread_stack_refs; docs/differences.md, "Heap dumps"): a bug
-# of the JVM's, no layer code on the stack.  Such a run is kept aside and
-# run once more; a second crash, or any other, fails the test.
-known_jvm_walk_crash() {
-  local h
-  for h in "$WORK/$1"/hs_err*; do
-    [ -e "$h" ] && grep -q 'collect_vthread_stack_refs' "$h" && grep -q 'is_vthread_alive' "$h" || continue
-    note "$1: the JVM crashed in its own heap walk (known JDK bug, $(basename "$h")); running it once more"
-    rm -rf "$WORK/$1.first" && mv "$WORK/$1" "$WORK/$1.first"
-    return 0
-  done
-  return 1
-}
-
+# a METHOD_ENTRY carrying its env_id, dumps taken while they run (a crash in
+# the JVM's own heap walk, lib.sh's known_jvm_walk_crash, is run once more).
 if [ "$JDK_MAJOR" -ge 21 ]; then
   e_class strict-vthreads e_strict "methods=entry,dumps=2,dump_ms=150" F_VThreads 3000
   if known_jvm_walk_crash strict-vthreads; then

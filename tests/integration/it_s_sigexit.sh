@@ -25,27 +25,6 @@ alive() {
   st=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
   [ -n "$st" ] && [ "$st" != Z ]
 }
-# threads PID: what each thread of a hung JVM waits in: with gdb, the
-# layer's and the agents' frames of every stack; else each thread's name.
-threads() {
-  local t
-  if command -v gdb >/dev/null; then
-    timeout 60 gdb -batch -p "$1" -ex 'thread apply all bt' >"$WORK/hang.gdb" 2>&1
-    echo "(all stacks: $WORK/hang.gdb)"
-    awk '
-      /^Thread / { hdr = $0; shown = 0; next }
-      /\/(jvmpi|jvmti_backend|legacy_agents|tests\/agents)\// {
-        if (!shown) { print hdr; shown = 1 }
-        f = $0; sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, "", f); sub(/ \(.*\) at .*\//, " at ", f)
-        print "    " f
-      }' "$WORK/hang.gdb" | head -150
-  else
-    for t in /proc/"$1"/task/*; do
-      printf '  %-18s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
-    done
-  fi
-}
-
 # jvm_tag_map_deadlock: the hung JVM (hang.gdb) is in the JVM's own
 # deadlock, seen on JDK 17 and 25 alike: at VM death, before the VMDeath
 # callback, the exiting thread posts JVM TI's last ObjectFree events while
@@ -90,7 +69,7 @@ run_one() {
   while alive "$pid"; do
     if (( $(now_ms) - t0 > HANG_S * 1000 )); then
       echo "--- run $i ($agent, $extra): threads after ${HANG_S}s:"
-      threads "$pid"
+      hang_stacks "$pid" "$WORK/hang.gdb"
       kill -KILL "$pid"
       wait "$pid"
       if jvm_tag_map_deadlock; then
