@@ -27,6 +27,7 @@ typedef struct {
     int64_t cpu_ns;     /* that reading */
     int64_t wall_ns;    /* the monotonic clock then */
     uint64_t tsc;       /* the time-stamp counter then */
+    int64_t last_ns;    /* the last reading returned */
 } thread_clock;
 
 static CLOCK_TLS thread_clock *mine;
@@ -166,6 +167,19 @@ static bool fast_ready(void)
     return state > 0;
 }
 
+/* An estimate can run ahead of the exact clock (time the hypervisor took
+ * from a virtual CPU passes on the counter, not always on the thread's
+ * clock): the next exact reading must not then go back, since an agent
+ * takes differences of readings as times spent. */
+static inline int64_t not_back(thread_clock *c, int64_t ns)
+{
+    if (ns < c->last_ns) {
+        ns = c->last_ns;
+    }
+    c->last_ns = ns;
+    return ns;
+}
+
 int64_t cpuclock_thread_ns(void)
 {
     thread_clock *c = fast_ready() ? mine : NULL;
@@ -181,7 +195,7 @@ int64_t cpuclock_thread_ns(void)
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (seq == c->seq && c->page->lock == seq) {
         /* On its CPU throughout since the exact reading. */
-        return c->cpu_ns + since;
+        return not_back(c, c->cpu_ns + since);
     }
     uint32_t before = c->page->lock;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -196,7 +210,7 @@ int64_t cpuclock_thread_ns(void)
     if (before == after && atomic_load_explicit(&tsc_state, memory_order_relaxed) < TSC_READY) {
         calibrate(c->wall_ns, c->tsc);
     }
-    return c->cpu_ns;
+    return not_back(c, c->cpu_ns);
 }
 
 bool cpuclock_fast(void) { return fast_ready(); }
