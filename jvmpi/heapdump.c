@@ -470,7 +470,9 @@ static jint take_trace(void *handle, JVMPI_CallFrame **out)
 static bool threads_take(thread_set *ts)
 {
     memset(ts, 0, sizeof *ts);
-    ts->recs = threads_snapshot(&ts->count);
+    /* HotSpot 5.0 took the dump with every thread stopped: none of them
+     * could end before the agent had read it. */
+    ts->recs = threads_snapshot_held(&ts->count);
     if (ts->recs == NULL) {
         ts->count = 0;
         return false;
@@ -489,7 +491,7 @@ static bool threads_take(thread_set *ts)
 static void threads_done(thread_set *ts)
 {
     for (int i = 0; i < ts->count; i++) {
-        threads_release(ts->recs[i]);
+        threads_stand_in_done(ts->recs[i]);
         if (ts->traces != NULL) {
             free(ts->traces[i].frames);
         }

@@ -177,6 +177,14 @@ static bool with_traces;
 
 void monitordump_set_traces(bool traces) { with_traces = traces; }
 
+static void give_back(thread_rec **all, int n)
+{
+    for (int i = 0; all != NULL && i < n; i++) {
+        threads_stand_in_done(all[i]);
+    }
+    free(all);
+}
+
 jint monitordump_request(JNIEnv *env)
 {
     seam_monitor_snapshot snap;
@@ -186,7 +194,8 @@ jint monitordump_request(JNIEnv *env)
         return JVMPI_FAIL;
     }
     int n_all = 0, n_virtual = 0;
-    thread_rec **all = threads_snapshot(&n_all);
+    /* The threads it names end after it has been delivered (heapdump.c). */
+    thread_rec **all = threads_snapshot_held(&n_all);
     void **vthreads = calloc((size_t)n_all + 1, sizeof *vthreads);
     for (int i = 0; all != NULL && vthreads != NULL && i < n_all; i++) {
         if (all[i]->info.is_virtual && all[i]->info.handle != NULL) {
@@ -194,12 +203,9 @@ jint monitordump_request(JNIEnv *env)
         }
     }
     bool taken = seam_monitor_snapshot_take(env, with_traces ? MONITORDUMP_MAX_FRAMES : 0, vthreads, n_virtual, &snap);
-    for (int i = 0; all != NULL && i < n_all; i++) {
-        threads_release(all[i]);
-    }
-    free(all);
     free(vthreads);
     if (!taken) {
+        give_back(all, n_all);
         return JVMPI_FAIL;
     }
     int all_monitors = snap.num_monitors;
@@ -264,5 +270,6 @@ out:
     free(status);
     snap.num_monitors = all_monitors;
     seam_monitor_snapshot_free(&snap);
+    give_back(all, n_all);
     return rc;
 }

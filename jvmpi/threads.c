@@ -427,7 +427,7 @@ static int by_seq(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-thread_rec **threads_snapshot(int *count)
+static thread_rec **snapshot(int *count, bool hold_ends)
 {
     thread_entry **list = NULL;
     int n = 0;
@@ -437,8 +437,11 @@ thread_rec **threads_snapshot(int *count)
         list = calloc(total + 1, sizeof *list);
         if (list != NULL) {
             for (thread_entry *e = by_env; e != NULL; e = e->hh_env.next) {
-                if (!e->rec.internal) {
+                if (!e->rec.internal && !(hold_ends && e->rec.ending)) {
                     e->rec.refs++;
+                    if (hold_ends) {
+                        e->rec.standing_in++;
+                    }
                     list[n++] = e;
                 }
             }
@@ -451,6 +454,10 @@ thread_rec **threads_snapshot(int *count)
     *count = n;
     return (thread_rec **)list;
 }
+
+thread_rec **threads_snapshot(int *count) { return snapshot(count, false); }
+
+thread_rec **threads_snapshot_held(int *count) { return snapshot(count, true); }
 
 void threads_reset(void)
 {

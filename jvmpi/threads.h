@@ -117,6 +117,12 @@ jint threads_status(const thread_rec *t, jint vm_status, jint raw_status);
  * *count set.  Release each, then free the array. */
 thread_rec **threads_snapshot(int *count);
 
+/* As threads_snapshot, for a dump that names the threads it lists: threads
+ * already ending are left out, and the THREAD_END of each listed one waits
+ * until its record is given back with threads_stand_in_done, so that the
+ * dump reaches the agent before any of those ends. */
+thread_rec **threads_snapshot_held(int *count);
+
 /* Drops every record (VM death, tests). */
 void threads_reset(void);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "vtguard.h"
 
 #define ACC_STATIC 0x0008
 
@@ -391,6 +392,7 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
         seam_class_info_free(info);
         return NULL;
     }
+    vtguard_note_class(env, klass, info->name, tag);
     layer_class_defined(info);
     id_list_add(defined, seam_id_from_tag(tag), placeholder);
     return seam_id_from_tag(tag);

@@ -320,6 +320,9 @@ void heapstore_walk_free(walk *w)
     free(w->alias_to);
     heapstore_tagmap_free(&w->alias);
     heapstore_tagmap_free(&w->dropped);
+    heapstore_tagmap_free(&w->unbuilt);
+    free(w->vt_makers);
+    w->vt_makers = NULL;
     w->candidates = NULL;
     w->alias_to = NULL;
     w->n_candidates = w->cap_candidates = 0;

@@ -102,6 +102,10 @@ typedef struct {
     bool single;        /* OBJECT_DUMP: the initial object alone */
     jlong only_tag;
     jlong class_class_tag;   /* java.lang.Class's tag: class_tag of every Class object */
+    jlong vthread_class_tag; /* java.lang.VirtualThread's, 0 when none (vtguard.h) */
+    jmethodID *vt_makers;    /* the methods that construct virtual threads, sorted */
+    size_t n_vt_makers;
+    tagmap unbuilt;          /* virtual threads possibly under construction */
 
     obj_rec *recs;
     int32_t n_recs, cap_recs;

@@ -29,6 +29,7 @@
 
 #include "heapsnap.h"
 #include "onedump.h"
+#include "vtguard.h"
 
 /* A walk meets objects of classes loaded after the classes were defined;
  * they are defined and the walk made again, this many times at most. */
@@ -123,6 +124,9 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     /* OBJECT_DUMP: the object's references are named, not followed. */
     jint follow = w->single ? 0 : JVMTI_VISIT_OBJECTS;
     jlong tag = name_object(w, class_tag, size, tag_ptr, length);
+    if (follow != 0 && !vtguard_may_follow(w, kind, info, class_tag, tag, referrer_tag_ptr == NULL)) {
+        follow = 0;
+    }
     if (w->detail == SEAM_HEAP_IDS) {
         return follow;
     }
@@ -328,6 +332,10 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         w->only_tag = seam_tag_from_id(only);
         w->class_class_tag = bk_class_class_tag();
         w->last_owner = -1;
+        if (!w->single && !vtguard_prepare(w)) {
+            LOG_ERROR("heap dump: out of memory");
+            break;
+        }
         if (w->single && !single_record(env, w, obj)) {
             break;
         }
