@@ -71,20 +71,3 @@ hang_stacks() {
   fi
 }
 
-# known_jvm_walk_crash NAME: run NAME (its directory $WORK/NAME) crashed in
-# HotSpot 25's own heap walk, on a VirtualThread whose constructor has not set
-# its continuation yet (SIGSEGV in JvmtiEnvBase::is_vthread_alive from
-# collect_vthread_stack_refs; docs/differences.md, "Heap dumps"): a bug of
-# the JVM's, no layer code on the stack.  The run is moved aside to
-# $WORK/NAME.first for the caller to run once more; a second crash, or any
-# other, fails the test.
-known_jvm_walk_crash() {
-  local h
-  for h in "$WORK/$1"/hs_err*; do
-    [ -e "$h" ] && grep -q 'collect_vthread_stack_refs' "$h" && grep -q 'is_vthread_alive' "$h" || continue
-    note "$1: the JVM crashed in its own heap walk (known JDK bug, $(basename "$h")); running it once more"
-    rm -rf "$WORK/$1.first" && mv "$WORK/$1" "$WORK/$1.first"
-    return 0
-  done
-  return 1
-}
