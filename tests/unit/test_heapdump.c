@@ -8,11 +8,13 @@
  * record in the tests, not computed by the code under test.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <check.h>
 
@@ -580,6 +582,48 @@ START_TEST(test_heap_dump_announces_its_threads)
 }
 END_TEST
 
+/* A thread named by a dump that ends while the agent reads the dump: its
+ * THREAD_END waits until the dump's NotifyEvent has returned (HotSpot 5.0
+ * took the dump with every thread stopped). */
+static _Atomic int ends_seen;
+static _Atomic int ends_during_dump;
+
+static void *end_worker(void *arg)
+{
+    (void)arg;
+    fake_set_thread_env(ENV(1));
+    layer_thread_ended(ENV(1));
+    return NULL;
+}
+
+static pthread_t ender;
+
+static void JNICALL dump_while_ending(JVMPI_Event *ev)
+{
+    jint type = ev->event_type & ~JVMPI_REQUESTED_EVENT;
+    if (type == JVMPI_EVENT_THREAD_END) {
+        ends_seen++;
+    } else if (type == JVMPI_EVENT_HEAP_DUMP) {
+        ck_assert_int_eq(pthread_create(&ender, NULL, end_worker, NULL), 0);
+        struct timespec pause = {0, 200 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        ends_during_dump = ends_seen;
+    }
+}
+
+START_TEST(test_heap_dump_holds_back_thread_ends)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_THREAD_END, NULL), JVMPI_SUCCESS);
+    pi->NotifyEvent = dump_while_ending;
+    ends_seen = ends_during_dump = 0;
+    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, &arg), JVMPI_SUCCESS);
+    pthread_join(ender, NULL);
+    ck_assert_msg(ends_during_dump == 0, "THREAD_END of a dumped thread came while the agent read the dump");
+    ck_assert_int_eq(ends_seen, 1);
+}
+END_TEST
+
 START_TEST(test_heap_dump_null_arg_is_level2)
 {
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
@@ -856,6 +900,7 @@ static Suite *heapdump_suite(void)
     tcase_add_test(tc, test_heap_dump_level2);
     tcase_add_test(tc, test_heap_dump_null_arg_is_level2);
     tcase_add_test(tc, test_heap_dump_announces_its_threads);
+    tcase_add_test(tc, test_heap_dump_holds_back_thread_ends);
     tcase_add_test(tc, test_heap_dump_level1);
     tcase_add_test(tc, test_heap_dump_level0);
     tcase_add_test(tc, test_heap_dump_primitive_arrays);
