@@ -101,6 +101,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     bk_thread_started(env, thread);
     bk_threads_started_unseen(env);
     bk_monitors_vm_init(env);
+    bk_exitfrees_vm_init(env);
     layer_vm_init(env);
     bk_methods_vm_init();
     END_CALLBACK();
@@ -108,6 +109,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
+    bk_exitfrees_vm_death();
     BEGIN_CALLBACK();
     layer_vm_death(env);
     bk_classcache_vm_death();
@@ -266,7 +268,11 @@ void *seam_vm_alloc(unsigned int size)
 
 void seam_vm_free(void *p) { bk_deallocate(p); }
 
-void seam_force_gc(void) { JVMTI_CALL0(bk.jvmti, ForceGarbageCollection); }
+void seam_force_gc(void)
+{
+    bk_exitfrees_wait();
+    JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+}
 
 void seam_halt(jint code)
 {

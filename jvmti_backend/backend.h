@@ -56,6 +56,16 @@ static inline jvmtiError bk_checked(jvmtiError err, bool expected, const char *c
 void bk_deallocate(void *p);
 /* Switches a JVM TI event for all threads; false (and an error line) when refused. */
 bool bk_set_event(jvmtiEnv *env, jvmtiEvent event, bool on);
+
+/* exitfrees.c: the exiting thread posts the last frees itself and waits for
+ * the Service Thread to be quiet, before VM death's own flush (which can
+ * deadlock when it meets the Service Thread posting). */
+void bk_exitfrees_vm_init(JNIEnv *env);
+void bk_exitfrees_count(void); /* every ObjectFree callback */
+void bk_exitfrees_thread_end(JNIEnv *env);
+/* Called first by every collection and heap pass the layer asks for. */
+void bk_exitfrees_wait(void);
+void bk_exitfrees_vm_death(void);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 

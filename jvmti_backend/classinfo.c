@@ -443,6 +443,7 @@ void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
 void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag)
 {
     BEGIN_CALLBACK();
+    bk_exitfrees_count();
     layer_class_freed(seam_id_from_tag(tag));
     END_CALLBACK();
 }

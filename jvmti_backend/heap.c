@@ -121,6 +121,7 @@ bool bk_heap_alloc_switch(bool on)
         /* A thread samples only from its next TLAB on: the allocations left
          * in the TLAB it has now would be missed.  A collection retires
          * every TLAB. */
+        bk_exitfrees_wait();
         JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
     }
     return true;
@@ -569,6 +570,7 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag)
 {
     BEGIN_CALLBACK();
+    bk_exitfrees_count();
     if (bk_heap_pending_freed(tag)) {
         /* never announced nor counted, so no OBJECT_FREE either */
         ids_drop_uncounted(tag);
@@ -608,6 +610,7 @@ static jint JNICALL no_object(jlong class_tag, jlong size, jlong *tag_ptr, jint 
 void seam_post_pending_frees(JNIEnv *env)
 {
     jvmtiEnv *envs[] = {bk.jvmti, bk.jvmti_cls};
+    bk_exitfrees_wait();
     /* A heap iteration takes the dead entries out of the tag map at its
      * safepoint and posts them from this thread afterwards; it does not
      * wait for (or block) the Service Thread, which may be posting others

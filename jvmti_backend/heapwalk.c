@@ -293,6 +293,7 @@ static bool single_record(JNIEnv *env, walk *w, jobject obj)
 bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
 {
     memset(out, 0, sizeof *out);
+    bk_exitfrees_wait();
     snapshot_priv *p = calloc(1, sizeof *p);
     if (p == NULL) {
         LOG_ERROR("heap dump: out of memory");

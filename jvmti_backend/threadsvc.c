@@ -181,6 +181,8 @@ void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
     layer_thread_ended(env);
+    /* Last: VMDeath may follow at once (exitfrees.c). */
+    bk_exitfrees_thread_end(env);
     END_CALLBACK();
 }
 
