@@ -50,6 +50,9 @@ static struct timespec oldest_queued;
 static long collections_finished, collections_served;
 /* RunGC windows the delivery thread delivers for their callers. */
 static unsigned long run_gc_asked, run_gc_served;
+/* RunGCs between their collection and their ask: the collection is theirs,
+ * one window for both, as JDK 5.0 posted one GC_START/GC_FINISH for it. */
+static int run_gc_collecting;
 static JNIEnv *run_gc_env_id;
 static int disable_depth;
 static int hidden_depth; /* inside gc_hidden_begin/end */
@@ -222,7 +225,13 @@ static long wait_ms_locked(void)
     if (disable_depth > 0 || window_busy) {
         return -1;
     }
-    if (collections_finished != collections_served || run_gc_asked != run_gc_served) {
+    if (run_gc_asked != run_gc_served) {
+        return 0;
+    }
+    if (run_gc_collecting > 0) {
+        return -1; /* its ask wakes the delivery thread */
+    }
+    if (collections_finished != collections_served) {
         return 0;
     }
     if (queue_len > 0) {
@@ -434,14 +443,23 @@ void gc_deliver_last(JNIEnv *env) { deliver_window(env, WINDOW_LAST, NULL); }
 /* RunGC's window, delivered by the layer's thread for the caller, which
  * waits: JDK 5.0's VM thread did the same for the Java thread that asked
  * for the collection.  False when that thread is not there to do it. */
+static void run_gc_collected(void)
+{
+    pthread_mutex_lock(&lock);
+    run_gc_collecting--;
+    pthread_mutex_unlock(&lock);
+}
+
 static bool window_by_delivery_thread(JNIEnv *env)
 {
     if (!layer_delivery_running() || layer_on_delivery_thread()) {
+        run_gc_collected();
         return false;
     }
     unsigned long mine;
     {
         pthread_mutex_lock(&lock);
+        run_gc_collecting--;
         mine = ++run_gc_asked;
         run_gc_env_id = events_env_id(env);
         pthread_mutex_unlock(&lock);
@@ -470,6 +488,9 @@ void gc_run(JNIEnv *env)
     {
         pthread_mutex_lock(&lock);
         nested = window_busy && pthread_equal(window_owner, pthread_self());
+        if (!nested) {
+            run_gc_collecting++;
+        }
         pthread_mutex_unlock(&lock);
     }
     seam_force_gc();
@@ -493,6 +514,7 @@ void gc_reset(void)
     queue_len = queue_cap = 0;
     collections_finished = collections_served = 0;
     run_gc_asked = run_gc_served = 0;
+    run_gc_collecting = 0;
     run_gc_env_id = NULL;
     disable_depth = 0;
     hidden_depth = 0;
