@@ -114,7 +114,7 @@ void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
     }
 }
 
-void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
+agents_mask dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
 {
     JVMPI_Event ev = event_zero;
     ev.event_type = type_of(JVMPI_EVENT_OBJECT_ALLOC, requested);
@@ -123,7 +123,9 @@ void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool reques
     ev.u.obj_alloc.is_array = obj->is_array;
     ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
     ev.u.obj_alloc.obj_id = obj->id;
-    defs_object_sent(obj->id, events_deliver(env, &ev));
+    agents_mask sent = events_deliver(env, &ev);
+    defs_object_sent(obj->id, sent);
+    return sent;
 }
 
 agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents)

@@ -16,7 +16,8 @@ void dispatch_class_unload(JNIEnv *env, jobjectID class_id);
 void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested);
 /* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
 void dispatch_plain(JNIEnv *env, jint event_type);
-void dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
+/* The agents it reached. */
+agents_mask dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
 /* To the agents of mask that enabled OBJECT_FREE; returns those it reached. */
 agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents);
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space);

@@ -595,8 +595,9 @@ bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
     if (!layer_is_live() || !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
         return false;
     }
-    dispatch_object_alloc(env, obj, false);
-    return true;
+    /* OBJECT_ALLOC may go off while this one is on its way: then no agent
+     * was told, and the object must not count as announced. */
+    return dispatch_object_alloc(env, obj, false) != 0;
 }
 
 void layer_object_freed(int64_t tag) { gc_object_freed(tag); }

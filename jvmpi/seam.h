@@ -506,8 +506,9 @@ void layer_class_announce(JNIEnv *env, jobjectID id);
 void layer_class_freed(jobjectID class_id);
 
 /* In the allocating thread (SampledObjectAlloc), the object already tagged.
- * False when no OBJECT_ALLOC is sent for it (before VM init, or with the
- * event off): the backend then marks its tag ids_unannounced. */
+ * False when no agent was sent an OBJECT_ALLOC for it (before VM init, or
+ * with the event off, or switched off meanwhile): the backend then marks its
+ * tag ids_unannounced. */
 bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj);
 /* The same tag, marked as given without an OBJECT_ALLOC. */
 int64_t ids_unannounced(int64_t tag);

@@ -277,8 +277,9 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
             info.size = size;
             remember_recent(&info);
             if (!layer_object_alloc(env, &info)) {
-                /* Made before VM init: the replay reaches it, or an event
-                 * that names it announces it (jvmpi/defs.c). */
+                /* Made before VM init, or while OBJECT_ALLOC went off: the
+                 * replay reaches it, or an event that names it announces it
+                 * (jvmpi/defs.c). */
                 JVMTI_CALL(bk.jvmti, SetTag, object, ids_unannounced(tag));
             }
         } else {
