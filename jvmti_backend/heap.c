@@ -62,23 +62,6 @@ static void tag_primitive_classes(JNIEnv *env)
     }
 }
 
-/* Whether the agents' OBJECT_ALLOC has SampledObjectAlloc on, switched
- * under the lock so that the start-up's own use of the event on JDK 11
- * (bk_heap_vm_init) never undoes an agent's. */
-static pthread_mutex_t alloc_switch_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool alloc_wanted;
-
-static void move_sample_point(JNIEnv *env)
-{
-    alloc_quiet = true;
-    jbyteArray big = (*env)->NewByteArray(env, 1 << 20);
-    alloc_quiet = false;
-    if (big != NULL) {
-        (*env)->DeleteLocalRef(env, big);
-    }
-    (*env)->ExceptionClear(env);
-}
-
 void bk_heap_vm_init(JNIEnv *env, jthread thread)
 {
     alloc_quiet = true; /* it runs a little Java code */
@@ -110,41 +93,33 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     (*env)->ExceptionClear(env);
     tag_primitive_classes(env);
 
-    /* On JDK 11 and 17 the main thread keeps the sample point it had before
+    /* On JDK 17 the main thread keeps the sample point it had before
      * Agent_OnLoad set interval 0, about 512 KB ahead: its first allocations
      * would be missed.  One large allocation, sampled, moves it past that
-     * point; the sample point only moves while the event is on. */
+     * point; the sample point only moves while the event is on.  JDK 11
+     * switches the event for all threads only (ILLEGAL_ARGUMENT) and needs
+     * no such move: there a large allocation would rather leave the thread's
+     * TLAB unsampled until its next refill. */
     jvmtiError err = JVMTI_TRY(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
                                thread);
-    if (JVMTI_OK(err)) {
-        move_sample_point(env);
-        JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread);
-    } else if (err == JVMTI_ERROR_ILLEGAL_ARGUMENT) {
-        /* JDK 11 switches SampledObjectAlloc for all threads only: it is on
-         * for every thread a moment, and what other threads allocate then is
-         * not reported unless the agent asked for it (bk_on_sampled_alloc). */
-        pthread_mutex_lock(&alloc_switch_lock);
-        if (alloc_wanted) {
-            move_sample_point(env);
-        } else if (bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, true)) {
-            move_sample_point(env);
-            bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, false);
-        }
-        pthread_mutex_unlock(&alloc_switch_lock);
-    } else {
+    if (err != JVMTI_ERROR_ILLEGAL_ARGUMENT) {
         bk_checked(err, false, "SetEventNotificationMode", __FILE__, __LINE__);
+    }
+    if (JVMTI_OK(err)) {
+        alloc_quiet = true;
+        jbyteArray big = (*env)->NewByteArray(env, 1 << 20);
+        alloc_quiet = false;
+        if (big != NULL) {
+            (*env)->DeleteLocalRef(env, big);
+        }
+        (*env)->ExceptionClear(env);
+        JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread);
     }
 }
 
 bool bk_heap_alloc_switch(bool on)
 {
-    pthread_mutex_lock(&alloc_switch_lock);
-    bool ok = bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on);
-    if (ok) {
-        __atomic_store_n(&alloc_wanted, on, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_unlock(&alloc_switch_lock);
-    if (!ok) {
+    if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;
     }
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
@@ -300,7 +275,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
     jlong class_tag;
     /* A new Class object becomes a class ID when its class is prepared, and
      * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/dispatch.c). */
-    if (!alloc_quiet && __atomic_load_n(&alloc_wanted, __ATOMIC_RELAXED) && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
+    if (!alloc_quiet && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
         describe_tagged_class(env, class_tag, klass, &info)) {
         jlong tag = ids_next_object(size, class_tag);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
