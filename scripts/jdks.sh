@@ -13,7 +13,9 @@
 # a small script that starts the real one through that glibc's loader, which
 # then serves that process alone (its children, the JVM's jspawnhelper
 # included, go through such a script again).  Debian's /etc/java-N links are
-# replaced by the files they point to, which the package carries.
+# replaced by the files they point to, which the package carries.  Each JDK
+# also gets its own sources (openjdk-N-source) as lib/src.zip, for the javac
+# workloads of the tests.
 #
 # Works without a terminal; fails with one line when the archive cannot be
 # reached.  Needs python3 and dpkg-deb (scripts/setup.sh).
@@ -82,10 +84,25 @@ EOF
   done < <(find "$home" -type f -perm -u+x ! -name '*.so' ! -name '*.so.*')
 }
 
+# The JDK's own sources (Debian's openjdk-N-source) as lib/src.zip, where a
+# JDK has them: the tests' javac workloads compile its java.util.
+provision_sources() {
+  local n=$1 final="$ROOT/$1" line zip tmp="$ROOT/.unpack-$1-src"
+  [ -e "$final/lib/src.zip" ] && return 0
+  say "JDK $n: fetching openjdk-$n-source (its java.util, which the javac workloads of the tests compile)"
+  line=$(python3 scripts/debfetch.py "$ROOT/debs" "$(suites_for "$n")" "openjdk-$n-source") || exit 1
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  dpkg-deb -x "$(cut -f4 <<<"$line")" "$tmp"
+  zip=$(find "$tmp" -name src.zip -type f | head -1)
+  [ -n "$zip" ] || die "JDK $n: no src.zip in openjdk-$n-source"
+  mv "$zip" "$final/lib/src.zip.part" && mv "$final/lib/src.zip.part" "$final/lib/src.zip"
+  rm -rf "$tmp" "$(cut -f4 <<<"$line")"
+}
+
 provision() {
   local n=$1 suites tmp lines home floor sys l
   local final="$ROOT/$n"
-  [ -f "$final/.provisioned" ] && return 0
+  [ -f "$final/.provisioned" ] && { provision_sources "$n"; return 0; }
   suites=$(suites_for "$n") || die "no Debian release known for JDK $n (known: 8 11 21 25 26 27 28)"
   say "JDK $n: fetching openjdk-$n-jre-headless and openjdk-$n-jdk-headless from Debian ($suites)"
   lines=$(python3 scripts/debfetch.py "$ROOT/debs" "$suites" "openjdk-$n-jre-headless" "openjdk-$n-jdk-headless") || exit 1
@@ -114,6 +131,7 @@ provision() {
     die "JDK $n unpacked in $final but its java or javac does not start: $("$final/bin/java" -version 2>&1 | head -1)"
   cut -f1-3 <<<"$lines" >"$final/.provisioned"
   say "JDK $n: $(cut -f2,3 <<<"$lines" | head -1 | tr '\t' ' ') in $final"
+  provision_sources "$n"
 }
 
 command -v python3 >/dev/null || die "python3 is missing (scripts/setup.sh installs it)"
