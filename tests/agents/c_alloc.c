@@ -280,6 +280,9 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     char *ci = c_opt(options, "clone_ids");
     clone_tags_lost = ci != NULL && c_streq(ci, "lost");
     free(ci);
+    char *ch = c_opt(options, "compact_headers");
+    c_compact_headers = ch != NULL && c_streq(ch, "1");
+    free(ch);
     char *m = c_opt(options, "enable");
     if (m) {
         snprintf(enable_mode, sizeof enable_mode, "%s", m);
