@@ -1,7 +1,8 @@
 #!/bin/bash
-# jdks.sh [N...] - Debian's OpenJDK N (default: the ones the tests run on
-# besides the system's) unpacked under build/jdks/N (or $JDKS_DIR/N), beside
-# the system's own packages and never over them; only what is missing is
+# jdks.sh [N...] - Debian's OpenJDK N (default: 11 21 26 27, the ones the
+# tests run on besides the system's, or $TEST_JDKS) unpacked under
+# build/jdks/N (or $JDKS_DIR/N), beside the system's own packages and never
+# over them; only what is missing is
 # fetched.  tests/integration/CMakeLists.txt runs every integration test on
 # each JDK found there.
 #
@@ -23,7 +24,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROOT=${JDKS_DIR:-${BUILD_DIR:-build}/jdks}
-DEFAULT_JDKS=(11 21 26 27)
+# TEST_JDKS (space-separated) replaces the default list, "none" for none.
+read -r -a DEFAULT_JDKS <<<"${TEST_JDKS:-11 21 26 27}"
+[ "${DEFAULT_JDKS[*]}" = none ] && DEFAULT_JDKS=()
 
 # Debian releases to take each JDK from, the first that has it.
 suites_for() {
@@ -140,3 +143,4 @@ mkdir -p "$ROOT"
 jdks=("$@")
 [ ${#jdks[@]} -eq 0 ] && jdks=("${DEFAULT_JDKS[@]}")
 for n in "${jdks[@]}"; do provision "$n"; done
+say "JDKs in $ROOT: $(cd "$ROOT" && ls -d [0-9]* 2>/dev/null | sort -n | tr '\n' ' ')"
