@@ -15,7 +15,7 @@ expect_no_crash
   { cat "$WORK/run.out"; fail "the VM did not refuse the four classes"; }
 [ "$(grep -c 'constant pool tag 21' "$WORK/run.err")" -eq 1 ] || fail "not one line for constant pool tag 21"
 [ "$(grep -c 'constant pool tag 22' "$WORK/run.err")" -eq 1 ] || fail "not one line for constant pool tag 22"
-expect_file_has "$WORK/run.err" 'does not know the constant pool tag 21 that class H_Unknown\$Shape (class file version 61)'
+expect_file_has "$WORK/run.err" 'does not know the constant pool tag 21 that class H_Unknown\$Shape (class file version [0-9]*)'
 expect_file_lacks "$WORK/run.err" 'left as it is'
 expect_file_lacks "$WORK/run.err" 'version 200'
 [ "$(wc -l < "$WORK/run.err")" -eq 2 ] || fail "the layer printed more than the two lines"

@@ -5,7 +5,8 @@
 # rewritten as it loads or retransformed (those loaded before VM init); then
 # javac, rewritten throughout, compiles the Java test programs.  No class may
 # be rejected, none left unrewritten (the layer says so in a warning line),
-# and the events must come from rewritten code of java.base as well.
+# and the events must come from rewritten code of java.base as well, and
+# from a class javac compiled for the JDK under test.
 . "$(dirname "$0")/lib.sh"
 
 out="$WORK/load.txt"
@@ -33,4 +34,17 @@ expect_no_crash
 [ -f "$WORK/javac-out/H_Shapes.class" ] || fail "javac wrote no H_Shapes.class"
 expect_file_lacks "$WORK/javac.err" 'left as it is'
 expect_file_has "$out" '^main E com.sun.tools.javac.Main.main(\[Ljava/lang/String;)V 0$'
+
+# What that javac compiled is of this JDK's own class file version (a newer
+# one than the rewriter was written for, on a JDK newer than 25): its
+# methods report their events too.
+version=$(od -An -tu1 -j6 -N2 "$WORK/javac-out/A_Hello.class" | awk '{print $1 * 256 + $2}')
+note "A_Hello.class is of version $version"
+[ "$version" -eq $((JDK_MAJOR + 44)) ] || fail "javac $JDK_MAJOR wrote class file version $version"
+out="$WORK/hello.txt"
+run_java hello "$(agent_arg h_trace "out=$out,classes=A_Hello,entry=plain")" -Xverify:all -cp "$WORK/javac-out" \
+  A_Hello || { tail -20 "$WORK/hello.err"; fail "A_Hello failed"; }
+[ -s "$WORK/hello.err" ] && { cat "$WORK/hello.err"; fail "the layer or the VM printed something"; }
+expect_file_has "$out" '^main E A_Hello.main(\[Ljava/lang/String;)V 0$'
+expect_file_has "$out" '^main X A_Hello.main(\[Ljava/lang/String;)V$'
 echo ok

@@ -1,3 +1,4 @@
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 
 /*
@@ -26,10 +27,12 @@ public class H_Unknown {
     }
 
     public static void main(String[] args) throws Exception {
-        byte[] orig;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (InputStream in = H_Unknown.class.getResourceAsStream("H_Unknown$Shape.class")) {
-            orig = in.readAllBytes();
+            byte[] buf = new byte[4096];
+            for (int n; (n = in.read(buf)) > 0; ) bytes.write(buf, 0, n);
         }
+        byte[] orig = bytes.toByteArray();
         byte[] newer = orig.clone();
         newer[6] = 0;
         newer[7] = (byte) 200;
