@@ -296,8 +296,11 @@ static bool create_envs(JavaVM *vm)
         LOG_ERROR("this VM offers no JVM TI 1.2 environment: the layer cannot run");
         return false;
     }
-    jvmtiCapabilities caps;
+    jvmtiCapabilities caps, offered;
     memset(&caps, 0, sizeof caps);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetPotentialCapabilities, &offered))) {
+        return false;
+    }
     caps.can_tag_objects = 1;
     caps.can_get_source_file_name = 1;
     caps.can_get_line_numbers = 1;
@@ -305,9 +308,15 @@ static bool create_envs(JavaVM *vm)
     caps.can_suspend = 1;
     caps.can_get_current_thread_cpu_time = 1;
     caps.can_get_thread_cpu_time = 1;
-    caps.can_generate_sampled_object_alloc_events = 1;
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
+    /* Where sampling at interval 0 is missing (JVM TI before 11), the VM's
+     * own allocations come from VMObjectAlloc and the program's from the
+     * rewriter's allocation hooks. */
+    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
+    bk.early_vmstart = offered.can_generate_early_vmstart;
+    caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
+    caps.can_generate_vm_object_alloc_events = !bk.sampled_alloc;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -333,7 +342,11 @@ static bool create_envs(JavaVM *vm)
     cb.ClassPrepare = bk_on_class_prepare;
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.DataDumpRequest = on_data_dump_request;
-    cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    if (bk.sampled_alloc) {
+        cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    } else {
+        cb.VMObjectAlloc = bk_on_sampled_alloc; /* the same signature */
+    }
     cb.ObjectFree = bk_on_object_free;
     cb.GarbageCollectionStart = bk_on_gc_start;
     cb.GarbageCollectionFinish = bk_on_gc_finish;

@@ -23,6 +23,11 @@ typedef struct {
     jobject internal_thread; /* global ref to the layer's delivery thread */
     /* which costly OnLoad-only capabilities were taken (agent.c) */
     bool caps_methods, caps_steps, caps_receiver, caps_monitors;
+    /* What the VM offers beyond JVM TI 1.2 (JDK 8 has none of it):
+     * SampledObjectAlloc (JVM TI 11), else OBJECT_ALLOC comes from
+     * VMObjectAlloc and the rewriter's allocation hooks; the early start
+     * phase (JVM TI 9). */
+    bool sampled_alloc, early_vmstart;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent

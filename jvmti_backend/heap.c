@@ -25,6 +25,7 @@ bool bk_alloc_quiet(bool quiet)
 
 static jclass void_class;             /* global ref: a class with no instances */
 static jfieldID component_type_field; /* java.lang.Class.componentType */
+static jmethodID component_type_native; /* Class.getComponentType, where that field is missing */
 static jlong class_class_tag;          /* java.lang.Class's class ID */
 static jclass runtime_class;          /* global ref */
 static jmethodID get_runtime, total_memory;
@@ -33,7 +34,7 @@ bool bk_heap_onload(void)
 {
     /* Interval 0 must be in place before threads pick their sample points:
      * a thread keeps the point it had until it reaches it. */
-    return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetHeapSamplingInterval, 0));
+    return !bk.sampled_alloc || JVMTI_OK(JVMTI_CALL(bk.jvmti, SetHeapSamplingInterval, 0));
 }
 
 /* The primitive types' Class objects (int.class, ...) are objects with no
@@ -70,12 +71,18 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
     if (class_class != NULL) {
         component_type_field = (*env)->GetFieldID(env, class_class, "componentType", "Ljava/lang/Class;");
+        if (component_type_field == NULL) {
+            /* JDK 8 keeps it in the VM; its getter is a native, so still no
+             * Java code runs. */
+            (*env)->ExceptionClear(env);
+            component_type_native = (*env)->GetMethodID(env, class_class, "getComponentType", "()Ljava/lang/Class;");
+        }
         class_class_tag = seam_tag_from_id(bk_class_id(env, class_class));
         (*env)->DeleteLocalRef(env, class_class);
     }
     (*env)->ExceptionClear(env);
     bk_classinfo_vm_init(env);
-    if (component_type_field == NULL) {
+    if (component_type_field == NULL && component_type_native == NULL) {
         LOG_WARN("java.lang.Class has no componentType field: arrays of references carry no element class");
     }
     jclass v = (*env)->FindClass(env, "java/lang/Void");
@@ -97,8 +104,8 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
      * Agent_OnLoad set interval 0, about 512 KB ahead: its first allocations
      * would be missed.  One large allocation, sampled, moves it past that
      * point; the sample point only moves while the event is on. */
-    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-                            thread))) {
+    if (bk.sampled_alloc && JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE,
+                                                JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread))) {
         alloc_quiet = true;
         jbyteArray big = (*env)->NewByteArray(env, 1 << 20);
         alloc_quiet = false;
@@ -112,6 +119,9 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 
 bool bk_heap_alloc_switch(bool on)
 {
+    if (!bk.sampled_alloc) {
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on);
+    }
     if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;
     }
@@ -131,7 +141,10 @@ bool bk_heap_alloc_switch(bool on)
 jclass bk_array_element_class(JNIEnv *env, jclass array_class)
 {
     /* A field read: no Java code runs, so this is safe under class_lock. */
-    return component_type_field != NULL ? (*env)->GetObjectField(env, array_class, component_type_field) : NULL;
+    if (component_type_field != NULL) {
+        return (*env)->GetObjectField(env, array_class, component_type_field);
+    }
+    return component_type_native != NULL ? (*env)->CallObjectMethod(env, array_class, component_type_native) : NULL;
 }
 
 jobjectID bk_element_class_id(JNIEnv *env, jclass array_class)
