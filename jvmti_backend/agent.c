@@ -313,6 +313,11 @@ static bool create_envs(JavaVM *vm)
     /* Where sampling at interval 0 is missing (JVM TI before 11), the VM's
      * own allocations come from VMObjectAlloc and the program's from the
      * rewriter's allocation hooks. */
+    jint version = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetVersionNumber, &version))) {
+        return false;
+    }
+    bk.live_frames = ((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 9;
     bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
@@ -429,9 +434,14 @@ static void take_costly_capabilities(void)
         caps.can_get_current_contended_monitor = 1;
     }
     bk_methods_onload_caps(&caps, &w);
+    bool ctor_receivers = w.entry2 && !layer_methods_by_jvmti() && !bk.live_frames;
+    if (ctor_receivers) {
+        caps.can_access_local_variables = 1;
+    }
     if (!bk_need_capabilities(&caps)) {
         return;
     }
+    w.receiver = w.receiver || ctor_receivers;
     bk.caps_monitors = w.monitors;
     bk.caps_methods = w.methods;
     bk.caps_steps = w.instructions;

@@ -28,6 +28,9 @@ typedef struct {
      * VMObjectAlloc and the rewriter's allocation hooks; the early start
      * phase (JVM TI 9). */
     bool sampled_alloc, early_vmstart;
+    /* JDK 9 on: java.lang.LiveStackFrame reads a constructor's receiver
+     * from its frame (methodhooks.c); else local variable access does. */
+    bool live_frames;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent

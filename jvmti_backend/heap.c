@@ -144,7 +144,14 @@ jclass bk_array_element_class(JNIEnv *env, jclass array_class)
     if (component_type_field != NULL) {
         return (*env)->GetObjectField(env, array_class, component_type_field);
     }
-    return component_type_native != NULL ? (*env)->CallObjectMethod(env, array_class, component_type_native) : NULL;
+    if (component_type_native == NULL) {
+        return NULL;
+    }
+    bool own = bk_own_call; /* a native's entry and exit are method events */
+    bk_own_call = true;
+    jclass element = (*env)->CallObjectMethod(env, array_class, component_type_native);
+    bk_own_call = own;
+    return element;
 }
 
 jobjectID bk_element_class_id(JNIEnv *env, jclass array_class)

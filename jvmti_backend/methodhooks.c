@@ -239,10 +239,20 @@ static jobject walker, caller_frame;        /* global refs: the walker, the Func
 static jmethodID walk_method, locals_method;
 static _Atomic bool receivers_ready;
 
+static _Atomic bool receivers_by_locals; /* JDK 8: GetLocalInstance, no walker */
+
 static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
 {
     if (!atomic_load_explicit(&receivers_ready, memory_order_acquire)) {
         return NULL;
+    }
+    if (atomic_load_explicit(&receivers_by_locals, memory_order_relaxed)) {
+        jobject self = NULL;
+        /* depth 0 is the hook's native frame, 1 the constructor */
+        if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLocalInstance, NULL, 1, &self))) {
+            return NULL;
+        }
+        return self;
     }
     jobject self = NULL;
     bk_alloc_quiet(true); /* the walk allocates: the layer's doing, not the program's */
@@ -276,6 +286,17 @@ static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
 static bool prepare_receivers(JNIEnv *env)
 {
     if (atomic_load(&receivers_ready)) {
+        return true;
+    }
+    if (!bk.live_frames) {
+        if (!bk.caps_receiver) {
+            LOG_ERROR("METHOD_ENTRY2: this JDK has no stack walker of live frames, and the agent did not enable "
+                      "METHOD_ENTRY2 in JVM_OnLoad, the only time the local variable access that replaces it can "
+                      "be taken: constructors' receivers are given as NULL");
+            return false;
+        }
+        atomic_store(&receivers_by_locals, true);
+        atomic_store_explicit(&receivers_ready, true, memory_order_release);
         return true;
     }
     in_hook = 1; /* the walk runs rewritten code of the JDK: no method events for it */
