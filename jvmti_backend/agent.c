@@ -350,7 +350,7 @@ static bool create_envs(JavaVM *vm)
     if (bk.sampled_alloc) {
         cb.SampledObjectAlloc = bk_on_sampled_alloc;
     } else {
-        cb.VMObjectAlloc = bk_on_sampled_alloc; /* the same signature */
+        cb.VMObjectAlloc = bk_on_vm_object_alloc;
     }
     cb.ObjectFree = bk_on_object_free;
     cb.GarbageCollectionStart = bk_on_gc_start;

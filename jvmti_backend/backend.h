@@ -158,6 +158,11 @@ jobjectID bk_element_class_id(JNIEnv *env, jclass array_class);
 void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
                                  jlong size);
 void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag);
+/* Without SampledObjectAlloc (JDK 8): VMObjectAlloc, and an object whose
+ * java.lang.Object constructor ran; each reported once. */
+void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
+                                   jlong size);
+void bk_heap_constructed(JNIEnv *env, jobject object);
 void JNICALL bk_on_gc_start(jvmtiEnv *jvmti);
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
 
@@ -184,6 +189,10 @@ bool bk_methodhooks_set(seam_source source, bool on);
  * agent switched several method events on during start-up).  Returns false
  * when the release could not. */
 bool bk_methodhooks_hold(bool hold);
+/* OBJECT_ALLOC where the VM has no SampledObjectAlloc: java.lang.Object's
+ * constructor rewritten to report each object it finishes
+ * (bk_heap_constructed). */
+bool bk_methodhooks_allocs(bool on);
 /* The layer's own class, which the agent is never told of. */
 bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass);
 /* One of its natives: dropped from call traces and compiled-code events. */

@@ -120,7 +120,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 bool bk_heap_alloc_switch(bool on)
 {
     if (!bk.sampled_alloc) {
-        return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on) && bk_methodhooks_allocs(on);
     }
     if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;
@@ -305,6 +305,31 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
         }
     }
     END_CALLBACK();
+}
+
+/* A constructed object's VMObjectAlloc (JNI NewObject, reflection) comes
+ * after its constructor ran: it has its ID by then. */
+void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
+                                   jlong size)
+{
+    jlong tag = 0;
+    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) && tag == 0) {
+        bk_on_sampled_alloc(jvmti, env, thread, object, klass, size);
+    }
+}
+
+void bk_heap_constructed(JNIEnv *env, jobject object)
+{
+    jlong tag = 0, size = 0;
+    if (object == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
+        !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
+        return;
+    }
+    jclass klass = (*env)->GetObjectClass(env, object);
+    if (klass != NULL) {
+        bk_on_sampled_alloc(bk.jvmti, env, NULL, object, klass, size);
+        (*env)->DeleteLocalRef(env, klass);
+    }
 }
 
 bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)
