@@ -159,7 +159,8 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
                                  jlong size);
 void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag);
 /* Without SampledObjectAlloc (JDK 8): VMObjectAlloc, and an object whose
- * java.lang.Object constructor ran; each reported once. */
+ * java.lang.Object constructor ran or that JNI made; each reported once,
+ * while OBJECT_ALLOC is on. */
 void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
                                    jlong size);
 void bk_heap_constructed(JNIEnv *env, jobject object);

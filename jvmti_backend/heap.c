@@ -13,6 +13,8 @@
 #include "backend.h"
 #include "tls.h"
 
+/* OBJECT_ALLOC on, without SampledObjectAlloc (bk_heap_constructed). */
+static _Atomic bool constructed_on;
 /* Set while the layer allocates on a thread for its own reasons. */
 static TLS_FAST bool alloc_quiet;
 
@@ -120,6 +122,7 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 bool bk_heap_alloc_switch(bool on)
 {
     if (!bk.sampled_alloc) {
+        atomic_store(&constructed_on, on);
         return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on) && bk_methodhooks_allocs(on);
     }
     if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
@@ -321,7 +324,7 @@ void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
 void bk_heap_constructed(JNIEnv *env, jobject object)
 {
     jlong tag = 0, size = 0;
-    if (object == NULL || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
+    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed) || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
         !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
         return;
     }
