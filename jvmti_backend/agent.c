@@ -4,6 +4,8 @@
  * the JVM TI events the JVMPI side asks for.
  */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -268,9 +270,26 @@ void seam_vm_free(void *p) { bk_deallocate(p); }
 
 void seam_force_gc(void) { JVMTI_CALL0(bk.jvmti, ForceGarbageCollection); }
 
+/* JDK 26 and later wait at VM death, up to a minute, for the JVM TI
+ * callbacks in progress: Runtime.halt from inside one (an agent's
+ * ProfilerExit in its JVM_INIT_DONE handler) took that minute.  Two seconds
+ * on, the process ends without the VM's help, with the same code. */
+static void *halt_watchdog(void *code)
+{
+    struct timespec wait = {2, 0};
+    while (nanosleep(&wait, &wait) != 0) {
+    }
+    fflush(NULL);
+    _exit((int)(intptr_t)code);
+}
+
 void seam_halt(jint code)
 {
     JNIEnv *env = seam_current_env();
+    pthread_t watchdog;
+    if (pthread_create(&watchdog, NULL, halt_watchdog, (void *)(intptr_t)code) == 0) {
+        pthread_detach(watchdog);
+    }
     if (env != NULL) {
         jclass runtime = (*env)->FindClass(env, "java/lang/Runtime");
         jmethodID get = runtime ? (*env)->GetStaticMethodID(env, runtime, "getRuntime", "()Ljava/lang/Runtime;") : NULL;

@@ -211,6 +211,10 @@ jmethodID bk_methodhooks_current(jmethodID method);
  * had it (malloc'd, *len set), or NULL for any other method. */
 unsigned char *bk_methodhooks_original_code(jmethodID method, jint *len);
 
+/* refusals.c: the line for a class the rewriter refused (why: its reason),
+ * said once per thing it does not know (classfile_unknown_in). */
+void bk_refusals_class(const char *name, unsigned major, const char *why);
+
 /* resetsig.c (DATA_RESET_REQUEST) */
 bool bk_reset_signal_switch(bool on);
 

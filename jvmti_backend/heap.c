@@ -105,9 +105,17 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     /* On JDK 17 the main thread keeps the sample point it had before
      * Agent_OnLoad set interval 0, about 512 KB ahead: its first allocations
      * would be missed.  One large allocation, sampled, moves it past that
-     * point; the sample point only moves while the event is on. */
-    if (bk.sampled_alloc && JVMTI_OK(JVMTI_CALL(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE,
-                                                JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread))) {
+     * point; the sample point only moves while the event is on.  JDK 11
+     * switches the event for all threads only (ILLEGAL_ARGUMENT) and needs
+     * no such move: there a large allocation would rather leave the thread's
+     * TLAB unsampled until its next refill. */
+    jvmtiError err = !bk.sampled_alloc ? JVMTI_ERROR_NOT_AVAILABLE
+                                       : JVMTI_TRY(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE,
+                                                   JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread);
+    if (err != JVMTI_ERROR_ILLEGAL_ARGUMENT && err != JVMTI_ERROR_NOT_AVAILABLE) {
+        bk_checked(err, false, "SetEventNotificationMode", __FILE__, __LINE__);
+    }
+    if (JVMTI_OK(err)) {
         alloc_quiet = true;
         jbyteArray big = (*env)->NewByteArray(env, 1 << 20);
         alloc_quiet = false;

@@ -579,27 +579,6 @@ bool bk_methodhooks_is_renamed_native(jmethodID method)
     return renamed != NULL;
 }
 
-/* One line per class left unchanged; but a VM newer than the rewriter
- * (class files of a version it does not know) would have it say so of
- * every class: that is said once, the classes at debug level. */
-static void refused(const char *name, const unsigned char *data, jint len, const char *why)
-{
-    static _Atomic bool said_version;
-    unsigned major = len >= 8 ? (unsigned)(data[6] << 8 | data[7]) : 0;
-    if (major <= CLASSFILE_MAX_MAJOR) {
-        LOG_WARN("method events: class %s left as it is (%s): its methods report no METHOD_ENTRY or METHOD_EXIT",
-                 name, why);
-        return;
-    }
-    if (!atomic_exchange(&said_version, true)) {
-        LOG_WARN("method events: class files of version %u are newer than the class rewriter knows (up to %u): "
-                 "their classes are left as they are and their methods report no METHOD_ENTRY or METHOD_EXIT; "
-                 "JVMPI_LAYER_OPTIONS=methods=jvmti reports them",
-                 major, (unsigned)CLASSFILE_MAX_MAJOR);
-    }
-    LOG_DEBUG("method events: class %s left as it is (%s)", name, why);
-}
-
 typedef struct {
     const char *class_name;
     bool program; /* of a class loader other than the boot and platform ones */
@@ -703,7 +682,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
             }
         }
     } else if (changed < 0) {
-        refused(shown, data, len, err);
+        bk_refusals_class(shown, len >= 8 ? (unsigned)(data[6] << 8 | data[7]) : 0, err);
     }
     free(out);
     classfile_free(cf);

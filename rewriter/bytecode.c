@@ -154,7 +154,7 @@ int bytecode_length(const uint8_t *code, uint32_t code_len, uint32_t pc, char *e
     uint32_t left = code_len - pc;
     int len = fixed_length[op];
     if (len < 0) {
-        errbuf_set(err, errlen, "pc %u: unknown opcode 0x%02x", pc, op);
+        errbuf_set(err, errlen, "pc %u" ERRBUF_UNKNOWN "opcode 0x%02x", pc, op);
         return -1;
     }
     if (op == BYTECODE_TABLESWITCH || op == BYTECODE_LOOKUPSWITCH) {

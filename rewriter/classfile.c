@@ -383,7 +383,8 @@ static void parse_cp(reader *r, classfile *cf)
             break;
         default:
             if (!r->failed)
-                fail(r, "unknown constant pool tag %u at index %u (offset %zu)", e->tag, i, r->base + r->pos - 1);
+                fail(r, "constant %u at offset %zu" ERRBUF_UNKNOWN "constant pool tag %u", i, r->base + r->pos - 1,
+                     e->tag);
             break;
         }
     }
@@ -449,9 +450,11 @@ classfile *classfile_parse(const uint8_t *data, size_t len, char *err, size_t er
         fail(&r, "bad magic 0x%08X, not a class file", cf->magic);
     cf->minor_version = rd_u2(&r, "minor_version");
     cf->major_version = rd_u2(&r, "major_version");
-    if (!r.failed && (cf->major_version < 45 || cf->major_version > CLASSFILE_MAX_MAJOR))
-        fail(&r, "class file version %u.%u is outside the supported 45..%u", cf->major_version,
-             cf->minor_version, CLASSFILE_MAX_MAJOR);
+    /* No upper bound: a later version is refused for what it holds that is
+     * not known here (a constant tag, an opcode, a Code attribute), class by
+     * class, not for its number. */
+    if (!r.failed && cf->major_version < 45)
+        fail(&r, "class file version %u.%u is below 45, the first there is", cf->major_version, cf->minor_version);
 
     parse_cp(&r, cf);
 
@@ -482,6 +485,12 @@ classfile *classfile_parse(const uint8_t *data, size_t len, char *err, size_t er
         return NULL;
     }
     return cf;
+}
+
+const char *classfile_unknown_in(const char *reason)
+{
+    const char *p = reason != NULL ? strstr(reason, ERRBUF_UNKNOWN) : NULL;
+    return p != NULL ? p + strlen(ERRBUF_UNKNOWN) : NULL;
 }
 
 const char *classfile_utf8(const classfile *cf, uint16_t index)

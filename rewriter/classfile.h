@@ -18,8 +18,11 @@
 #include <stdint.h>
 
 #define CLASSFILE_MAGIC 0xCAFEBABEu
-/* JDK 25; a newer class may use constructs this code would write back wrong. */
-#define CLASSFILE_MAX_MAJOR 69
+/* JDK 25's: the newest class file version whose specification this code
+ * follows.  A newer class is read all the same (its version alone changes
+ * nothing here); the version matters only to a Code attribute this code
+ * does not know (inject.h). */
+#define CLASSFILE_KNOWN_MAJOR 69
 
 enum {
     CLASSFILE_CONSTANT_Utf8 = 1,
@@ -125,13 +128,22 @@ typedef struct {
 
 /*
  * Returns a new classfile, or NULL with a one-line reason in err.  data is
- * only read, never past len, and not kept.  Refused: bad magic, a major
- * version above CLASSFILE_MAX_MAJOR or below 45, an unknown constant tag,
- * a reference to a missing or wrongly typed constant, a count or length
- * that overruns the input, a Code attribute whose parts do not add up to its
- * length, and bytes after the end of the class.
+ * only read, never past len, and not kept.  Any major version from 45 on
+ * is read.  Refused: bad magic, a major version below 45, an unknown
+ * constant tag (the one thing whose length cannot be known; its reason is
+ * one classfile_unknown_in finds), a reference to a missing or wrongly
+ * typed constant, a count or length that overruns the input, a Code
+ * attribute whose parts do not add up to its length, and bytes after the
+ * end of the class.  Attributes of the class, its fields and methods are
+ * kept whatever their name (see the top of this file).
  */
 classfile *classfile_parse(const uint8_t *data, size_t len, char *err, size_t errlen);
+
+/* In a reason given by this code (classfile_parse, inject_class): the thing
+ * it does not know that made it leave the class alone ("constant pool tag
+ * 21", "opcode 0xcb", "Code attribute Foo"), or NULL when the reason is
+ * another. */
+const char *classfile_unknown_in(const char *reason);
 
 /*
  * Serializes cf into a malloc'd buffer (*out, *outlen; the caller frees it).

@@ -465,6 +465,25 @@ static bool add_stack_map(classfile_code *c, const plan *pl, const pool_refs *re
     return move_stack_map(a, pl, refs, err, errlen);
 }
 
+/* Whether a Code attribute whose offsets are not moved here may be left out
+ * of the rewritten class.  The JVM specification has a JVM ignore every
+ * attribute it does not recognise, and of those it defines for Code up to
+ * CLASSFILE_KNOWN_MAJOR the run time reads only the ones moved here (the
+ * type annotations of code are for tools, and so is a CharacterRangeTable,
+ * which a coverage tool reads from the bytes it was given).  So in a class
+ * of a version this code knows, any other is one no JVM reads: dropped, the
+ * class means what it meant, and no method goes without its hooks for a
+ * tool's attribute.  In a newer class an unknown name may be one a later
+ * specification defines and the JVM reads (as StackMapTable came with
+ * version 50), holding offsets this code cannot move: kept, it would be
+ * wrong; dropped, the class might mean something else.  That class is
+ * refused, named. */
+static bool droppable(const classfile *cf, const char *name)
+{
+    return cf->major_version <= CLASSFILE_KNOWN_MAJOR || strcmp(name, "RuntimeVisibleTypeAnnotations") == 0 ||
+           strcmp(name, "RuntimeInvisibleTypeAnnotations") == 0 || strcmp(name, "CharacterRangeTable") == 0;
+}
+
 static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, const pool_refs *refs, char *err,
                        size_t errlen)
 {
@@ -484,14 +503,10 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
             ok = move_stack_map(a, pl, refs, err, errlen);
             has_map = true;
         } else if (strcmp(name, "CharacterRangeTable") != 0 || !move_char_ranges(a, pl)) {
-            /* Nothing at run time reads any other Code attribute: the JVM
-             * ignores those it does not know (JVMS 4.7.1) and the type
-             * annotations of code, and a coverage tool reads its
-             * CharacterRangeTable from the bytes it was given.  Dropped, the
-             * class means what it meant, and no method goes without its
-             * hooks for an attribute whose offsets are not known here.  A
-             * class file version newer than the rewriter's, which might
-             * bring one the JVM reads, is refused before (classfile.h). */
+            if (!droppable(cf, name)) {
+                errbuf_set(err, errlen, "its Code" ERRBUF_UNKNOWN "Code attribute %s", name);
+                return false;
+            }
             free(a->data);
             memmove(a, a + 1, sizeof *a * (size_t)(c->attr_count - k - 1));
             c->attr_count--;

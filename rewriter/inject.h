@@ -28,10 +28,15 @@
  * branch to a return lands on the exit call in front of it; a branch to
  * offset 0 skips the entry call.  Refused, with the class left as it was: a
  * conditional branch that no longer reaches (widening it would need a new
- * stack map frame), code over 65535 bytes after insertion.  Every other
- * Code attribute (the type annotations of code, one not known here, a
- * CharacterRangeTable not on instructions) is dropped, as nothing at run
- * time reads them.
+ * stack map frame), code over 65535 bytes after insertion, an opcode or a
+ * stack map type not known here, and in a class file newer than
+ * CLASSFILE_KNOWN_MAJOR a Code attribute not known here (a later JVM may
+ * read it; the reason is one classfile_unknown_in finds).  Every other Code
+ * attribute (the type annotations of code, a CharacterRangeTable not on
+ * instructions, one not known here in a class of a known version) is
+ * dropped, as nothing at run time reads them.  Attributes outside Code are
+ * kept as they are, whatever their name: code offsets are found only inside
+ * Code, and constants keep their indexes, as the pool only grows at its end.
  *
  * No JVM TI, no global state.
  */

@@ -74,7 +74,7 @@ static void copy_types(rd *r, wbuf *w, unsigned count, const stackmap_map *map)
         if (r->failed)
             return;
         if (tag > ITEM_UNINITIALIZED) {
-            errbuf_set(r->err, r->errlen, "StackMapTable: unknown verification type tag %u", tag);
+            errbuf_set(r->err, r->errlen, "StackMapTable" ERRBUF_UNKNOWN "stack map verification type tag %u", tag);
             r->failed = true;
             return;
         }
@@ -139,7 +139,7 @@ int stackmap_rewrite(const uint8_t *data, uint32_t len, const stackmap_map *map,
         } else if (type >= SAME_LOCALS_1_EXTENDED) {
             delta = rd_u2(&r, "an offset_delta");
         } else {
-            errbuf_set(err, errlen, "StackMapTable: reserved frame type %u", type);
+            errbuf_set(err, errlen, "StackMapTable" ERRBUF_UNKNOWN "stack map frame type %u", type);
             r.failed = true;
             break;
         }

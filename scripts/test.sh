@@ -1,11 +1,14 @@
 #!/bin/bash
 # Everything CI checks: installs what is missing, builds, runs every test
-# (unit and integration, on each JDK found), then builds the unit tests again
+# (unit and integration, on each JDK found: the system's and those that
+# scripts/jdks.sh unpacks from Debian's archive), then builds the unit tests again
 # with AddressSanitizer/UBSan in build-asan and runs them there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
+# The JDKs the integration tests run on besides the system's (build/jdks).
+bash scripts/jdks.sh
 bash scripts/build.sh
 
 failed=()

@@ -51,7 +51,7 @@ static int init_done;
 static long n_alloc, n_alloc_before_init;
 static jobjectID null_plain; /* the plain object with class_id NULL: java.lang.Class's Class object */
 
-/* clone_ids=lost (the script sets it on JDK 25 and later): HotSpot there
+/* clone_ids=lost (the script sets it on JDK 21 and later): HotSpot there
  * posts the allocation of Object.clone() before the copy, and a tag set in
  * that event can no longer be found from the clone afterwards: GetTag says
  * untagged, while GetObjectsWithTags still finds the entry (checked with a
@@ -63,6 +63,20 @@ static int clone_tags_lost;
 static long lost_clone_ids;
 
 static JNIEnv *worker_env;
+
+/* The JNIEnvs of the threads announced by THREAD_START and not ended since. */
+#define C_LIVE_MAX 1024
+static JNIEnv *live_envs[C_LIVE_MAX];
+static int n_live;
+static long unannounced_allocs;
+
+static int live_find(JNIEnv *env)
+{
+    for (int i = 0; i < n_live; i++)
+        if (live_envs[i] == env)
+            return i;
+    return -1;
+}
 static int n_windows;
 static char enable_mode[16] = "onload";
 static int bad_arena, bad_id, dup_id, bad_type, bad_class, undefined_class, bad_size, wrong_thread, null_env;
@@ -101,6 +115,16 @@ static enum kind classify(const char *cname, jint is_array, jint size, jobjectID
         if (is_array == prim_types[i] && !class_id && size == c_prim_array_size(prim_types[i], MARK_LEN))
             return (enum kind)(K_BOOLEAN + i);
     return K_OTHER;
+}
+
+/* The calling thread is not announced, and env_id names one that is. */
+static int stood_in(JNIEnv *env_id)
+{
+    pthread_mutex_lock(&lk);
+    int yes = live_find(c_current_env()) < 0 && live_find(env_id) >= 0;
+    unannounced_allocs += yes;
+    pthread_mutex_unlock(&lk);
+    return yes;
 }
 
 static void on_alloc(JVMPI_Event *ev)
@@ -154,8 +178,13 @@ static void on_alloc(JVMPI_Event *ev)
             C_FAIL_SOME(null_env, "OBJECT_ALLOC obj %p with env_id NULL", (void *)oid);
         /* One exception: a thread the VM attaches (DestroyJavaVM) has its own
          * Thread object announced before its THREAD_START, which that
-         * OBJECT_ALLOC cannot name yet: it comes under a known thread's. */
-        else if (ev->env_id != c_current_env() && c_pi->GetThreadObject(c_current_env()) != oid)
+         * OBJECT_ALLOC cannot name yet: it comes under a known thread's.  On
+         * JDK 21 and later the attach makes more objects than the Thread
+         * (its field holder, ...), on a thread no THREAD_START named yet, or
+         * none since its JNIEnv's last THREAD_END: they too come under a
+         * known thread's env_id. */
+        else if (ev->env_id != c_current_env() && c_pi->GetThreadObject(c_current_env()) != oid &&
+                 !stood_in(ev->env_id))
             C_FAIL_SOME(wrong_thread, "OBJECT_ALLOC obj %p: env_id %p, but delivered on thread with JNIEnv %p",
                         (void *)oid, (void *)ev->env_id, (void *)c_current_env());
     }
@@ -192,12 +221,21 @@ static void notify(JVMPI_Event *ev)
         on_class_load(ev);
         break;
     case JVMPI_EVENT_THREAD_START:
-        if (c_streq(ev->u.thread_start.thread_name, "c-alloc-worker")) {
-            pthread_mutex_lock(&lk);
+        pthread_mutex_lock(&lk);
+        if (c_streq(ev->u.thread_start.thread_name, "c-alloc-worker"))
             worker_env = ev->u.thread_start.thread_env_id;
-            pthread_mutex_unlock(&lk);
-        }
+        if (live_find(ev->u.thread_start.thread_env_id) < 0 && n_live < C_LIVE_MAX)
+            live_envs[n_live++] = ev->u.thread_start.thread_env_id;
+        pthread_mutex_unlock(&lk);
         break;
+    case JVMPI_EVENT_THREAD_END: {
+        pthread_mutex_lock(&lk);
+        int i = live_find(ev->env_id);
+        if (i >= 0)
+            live_envs[i] = live_envs[--n_live];
+        pthread_mutex_unlock(&lk);
+        break;
+    }
     case JVMPI_EVENT_JVM_INIT_DONE:
         if (c_streq(enable_mode, "init"))
             c_enable(JVMPI_EVENT_OBJECT_ALLOC, "OBJECT_ALLOC at JVM_INIT_DONE");
@@ -219,6 +257,10 @@ static void notify(JVMPI_Event *ev)
             c_check(null_name && c_streq(null_name, "java.lang.Class"),
                     "the plain object with class_id NULL (%p) is java.lang.Class's Class object (it is %s)",
                     (void *)null_plain, null_name ? null_name : "no class");
+        if (unannounced_allocs)
+            c_log("NOTE %ld OBJECT_ALLOC on a thread not announced (yet, or since its JNIEnv's THREAD_END) came "
+                  "under a live thread's env_id",
+                  unannounced_allocs);
         if (clone_tags_lost)
             c_log("NOTE clone_ids=lost: %ld clones carried no ID from their OBJECT_ALLOC", lost_clone_ids);
         c_check(w == 12, "all 12 windows of the program were checked (got %d)", w);
@@ -238,6 +280,9 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     char *ci = c_opt(options, "clone_ids");
     clone_tags_lost = ci != NULL && c_streq(ci, "lost");
     free(ci);
+    char *ch = c_opt(options, "compact_headers");
+    c_compact_headers = ch != NULL && c_streq(ch, "1");
+    free(ch);
     char *m = c_opt(options, "enable");
     if (m) {
         snprintf(enable_mode, sizeof enable_mode, "%s", m);
@@ -246,6 +291,7 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     c_pi->NotifyEvent = notify;
     c_enable(JVMPI_EVENT_CLASS_LOAD, "CLASS_LOAD");
     c_enable(JVMPI_EVENT_THREAD_START, "THREAD_START");
+    c_enable(JVMPI_EVENT_THREAD_END, "THREAD_END");
     c_enable(JVMPI_EVENT_JVM_INIT_DONE, "JVM_INIT_DONE");
     c_enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
     if (c_streq(enable_mode, "onload"))

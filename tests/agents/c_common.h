@@ -303,7 +303,12 @@ static inline jobjectID c_classes_id(const c_classes *c, const char *name)
 /* ---- expected HotSpot object sizes --------------------------------------
  * The layer reports the VM's own object size.  On the 64-bit HotSpot of JDK
  * 17 and 25 with their default flags (compressed class pointers, no compact
- * headers) an array has a 16-byte header and every object is 8-aligned. */
+ * headers) an array has a 16-byte header and every object is 8-aligned.
+ * With compact object headers (JDK 27's default) the length follows an
+ * 8-byte header, and elements of 4 bytes or less start at 12: the script
+ * says so (agent option compact_headers=1, lib.sh's compact_headers). */
+static int c_compact_headers;
+
 static inline int c_elem_size(jint type)
 {
     switch (type) {
@@ -326,7 +331,7 @@ static inline int c_elem_size(jint type)
 
 static inline jlong c_prim_array_size(jint type, jint length)
 {
-    jlong raw = 16 + (jlong)length * c_elem_size(type);
+    jlong raw = (c_compact_headers && c_elem_size(type) < 8 ? 12 : 16) + (jlong)length * c_elem_size(type);
     return (raw + 7) & ~(jlong)7;
 }
 

@@ -247,7 +247,9 @@ static inline void e_timer_start(const char *thread_name, int n, long ms, void (
 /* ---- a map from non-NULL pointers to pointers; callers lock ------------------
  * Open addressing.  Deleting leaves a tombstone and never allocates, so it may
  * be done in an OBJECT_FREE handler (thread suspended mode: no malloc). */
-#define E_TOMB ((const void *)(uintptr_t)1)
+/* Never a key: on JDK 26 and later a method ID can be 1 (jmethodIDs count from
+ * 1), so no small value will do. */
+#define E_TOMB ((const void *)UINTPTR_MAX)
 
 typedef struct {
     const void *key;

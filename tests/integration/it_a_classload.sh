@@ -14,6 +14,7 @@
 # A_ShapeOne (its only field is a compile-time constant, so javac emits no
 # <clinit>).
 . "$(dirname "$0")/lib.sh"
+needs_class A_ClassShapes
 
 SRC="$SOURCE_DIR/tests/java/A_ClassShapes.java"
 run_java run "$(agent_arg a_classload "out=$WORK/agent.txt")" -cp "$CLASSES" \

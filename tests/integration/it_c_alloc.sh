@@ -16,10 +16,11 @@ lib="$AGENTS_DIR/libc_alloc.so"
 # JDK 25 loses the tag of a clone set in its allocation event (see
 # clone_ids in c_alloc.c): there the clones are counted, not identified.
 clone=kept
-[ "$JDK_MAJOR" -ge 25 ] && clone=lost
+[ "$JDK_MAJOR" -ge 21 ] && clone=lost
+compact=$(compact_headers)
 for mode in onload init late; do
   out="$WORK/alloc-$mode.txt"
-  run_java "alloc-$mode" "$(agent_arg c_alloc "out=$out,enable=$mode,clone_ids=$clone")" -Dagent.lib="$lib" -cp "$CLASSES" C_Alloc ||
+  run_java "alloc-$mode" "$(agent_arg c_alloc "out=$out,enable=$mode,clone_ids=$clone,compact_headers=$compact")" -Dagent.lib="$lib" -cp "$CLASSES" C_Alloc ||
     { tail -30 "$WORK/alloc-$mode.err"; [ -f "$out" ] && grep -E '^(FAIL|window)' "$out" | head -40
       fail "java exited non-zero (enable=$mode)"; }
   expect_no_crash

@@ -10,7 +10,7 @@
 lib="$AGENTS_DIR/libc_replay.so"
 [ -f "$lib" ] || fail "libc_replay.so not built"
 out="$WORK/replay.txt"
-run_java replay "$(agent_arg c_replay "out=$out")" -Dagent.lib="$lib" -cp "$CLASSES" C_Replay ||
+run_java replay "$(agent_arg c_replay "out=$out")" -Dc.compact="$(compact_headers)" -Dagent.lib="$lib" -cp "$CLASSES" C_Replay ||
   { tail -30 "$WORK/replay.err"; [ -f "$out" ] && grep -v '^ok' "$out" | head -40; fail "java exited non-zero"; }
 expect_no_crash
 expect_file_has "$WORK/replay.out" '^C_Replay done'

@@ -11,6 +11,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
+if ! has_class E_DumpShapes; then
+  note "dumpsize-shapes skipped: $(class_missing_why E_DumpShapes)"
+else
 e_class dumpsize-shapes e_dumpsize "dumps=1,dump_ms=1500,focus=E_D,objdumps=200" E_DumpShapes \
   "$WORK/dumpsize-shapes.txt"
 # Each state's class was met in a level 2 dump and sized there.
@@ -22,6 +25,7 @@ e_verdict dumpsize-shapes e_dumpsize 1000 '^dumps for the timer done' \
   '^level 2 heap dump .*(\(9\|[1-9][0-9][0-9]*\) of java.lang.Class)'
 if grep -q '^class dump E_DsNotLinked:' "$WORK/dumpsize-shapes.txt" 2>/dev/null; then
   E_PROBLEMS+=("dumpsize-shapes: E_DsNotLinked, never linked, has a class dump (it can have had no CLASS_LOAD)")
+fi
 fi
 
 e_javac dumpsize-javac e_dumpsize "dumps=1,dump_ms=2500,objdumps=150" 60

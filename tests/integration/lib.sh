@@ -21,6 +21,20 @@ run_java() {
   return $rc
 }
 
+# A JDK older than 17 gets the test programs compiled for 11, less those whose
+# source starts with "// needs Java N: why".  has_class NAME: is NAME there;
+# needs_class NAME: skip the test, with that reason, when it is not.
+has_class() { [ -e "$CLASSES/$1.class" ]; }
+class_missing_why() { echo "JDK $JDK_MAJOR: $1 $(sed -n '1s|^// ||p' "$SOURCE_DIR/tests/java/$1.java")"; }
+needs_class() { has_class "$1" || skip "$(class_missing_why "$1")"; }
+
+# compact_headers: 1 when this JVM uses compact object headers (JDK 27's
+# default), where an array's elements of 4 bytes or less start at offset 12
+# rather than 16; 0 otherwise.
+compact_headers() {
+  "$JAVA" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -qE 'UseCompactObjectHeaders +=[ ]+true' && echo 1 || echo 0
+}
+
 # agent_arg NAME OPTIONS: the -agentpath argument loading test agent NAME.
 agent_arg() { echo "-agentpath:$LAYER=$AGENTS_DIR/lib$1.so${2:+:$2}"; }
 

@@ -1,3 +1,4 @@
+// needs Java 16: static methods in an inner class, and Class.descriptorString (12)
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;

@@ -26,7 +26,9 @@ public class C_Replay {
         late.join();
         // sizes: 16-byte array header + elements, 8-aligned (64-bit HotSpot defaults)
         probe("C_Marker", m, "C_Marker", 0, 16);
-        probe("int[4711]", ia, null, 10, 16 + 4711 * 4 + 4);
+        // compact object headers (-Dc.compact=1, lib.sh): elements after 12 bytes
+        int base = "1".equals(System.getProperty("c.compact")) ? 12 : 16;
+        probe("int[4711]", ia, null, 10, (base + 4711 * 4 + 7) & ~7);
         probe("C_Marker[5]", ma, "C_Marker", 2, 0);
         probe("C_Marker[2][3]", mm, "[LC_Marker;", 2, 0);
         probe("C_Marker[3] in C_Marker[2][3]", mm[1], "C_Marker", 2, 0);

@@ -1,3 +1,4 @@
+// needs Java 15: a hidden class (Lookup.defineHiddenClass)
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Array;

@@ -413,6 +413,10 @@ START_TEST(test_unknown_opcodes)
         char err[128] = "";
         ck_assert_int_eq(bytecode_walk(seq, sizeof seq, NULL, 0, err, sizeof err), -1);
         ck_assert_msg(strstr(err, "pc 2") != NULL, "reason \"%s\" does not name pc 2", err);
+        /* and named, without its place, as what the rewriter does not know */
+        char kind[16];
+        snprintf(kind, sizeof kind, "opcode 0x%02x", op);
+        ck_assert_pstr_eq(classfile_unknown_in(err), kind);
     }
     /* pc at or past the end */
     uint8_t one[] = {0xb1};

@@ -425,10 +425,29 @@ START_TEST(test_root_constructor_leaf)
 }
 END_TEST
 
-/* A Code attribute the rewriter knows no offsets of: dropped (the JVM
- * ignores it), and the class rewritten all the same, its other attributes
- * kept. */
-START_TEST(test_unknown_code_attribute_dropped)
+/* Renames every Utf8 constant equal to from (an attribute's name, in the
+ * test classes); how many there were. */
+static int rename_utf8(classfile *cf, const char *from, const char *to)
+{
+    int n = 0;
+    for (uint16_t k = 1; k < cf->cp_count; k++) {
+        if (cf->cp[k].tag == CLASSFILE_CONSTANT_Utf8 && strcmp(cf->cp[k].utf8, from) == 0) {
+            free(cf->cp[k].utf8);
+            cf->cp[k].utf8 = strdup(to);
+            ck_assert_ptr_nonnull(cf->cp[k].utf8);
+            cf->cp[k].utf8_len = (uint16_t)strlen(to);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* A Code attribute the rewriter knows no offsets of, in the first test class
+ * with line numbers, its LineNumberTable renamed to `name`, the class file's
+ * major version set to `major`: dropped (the class rewritten all the same,
+ * its other attributes kept) when `dropped`, else the class refused naming
+ * it. */
+static void unknown_code_attribute(const char *name, uint16_t major, bool dropped)
 {
     path_list l = test_classes();
     bool found = false;
@@ -436,18 +455,20 @@ START_TEST(test_unknown_code_attribute_dropped)
         size_t len;
         uint8_t *data = read_file(l.paths[i], &len);
         classfile *cf = parse_ok(data, len, l.paths[i]);
-        for (uint16_t k = 1; k < cf->cp_count; k++) {
-            if (cf->cp[k].tag == CLASSFILE_CONSTANT_Utf8 && strcmp(cf->cp[k].utf8, "LineNumberTable") == 0) {
-                cf->cp[k].utf8[0] = 'X'; /* XineNumberTable */
-                found = true;
-            }
-        }
-        if (found) {
+        found = rename_utf8(cf, "LineNumberTable", name) > 0;
+        cf->major_version = major;
+        if (found && !dropped) {
+            char err[300] = "", kind[80];
+            ck_assert_int_eq(inject_class(cf, &hooks, err, sizeof err), -1);
+            snprintf(kind, sizeof kind, "Code attribute %s", name);
+            ck_assert_pstr_eq(classfile_unknown_in(err), kind);
+            ck_assert_msg(strncmp(err, "method ", 7) == 0, "the reason names no method: %s", err);
+        } else if (found) {
             classfile *orig = parse_ok(data, len, l.paths[i]);
             int changed;
             classfile *back = inject_round_trip(cf, &hooks, l.paths[i], &changed);
             ck_assert_int_gt(changed, 0);
-            int dropped = 0;
+            int gone = 0;
             for (uint16_t m = 0; m < back->method_count; m++) {
                 const classfile_code *was = classfile_code_of(&orig->methods[m]);
                 const classfile_code *c = classfile_code_of(&back->methods[m]);
@@ -461,12 +482,12 @@ START_TEST(test_unknown_code_attribute_dropped)
                     others += !is_lines;
                 }
                 for (uint16_t k = 0; k < c->attr_count; k++)
-                    ck_assert_str_ne(classfile_utf8(back, c->attrs[k].name_index), "XineNumberTable");
+                    ck_assert_str_ne(classfile_utf8(back, c->attrs[k].name_index), name);
                 /* the rest stay (a StackMapTable may be added) */
                 ck_assert_int_ge(c->attr_count, others);
-                dropped += lines;
+                gone += lines;
             }
-            ck_assert_int_gt(dropped, 0);
+            ck_assert_int_gt(gone, 0);
             classfile_free(back);
             classfile_free(orig);
         }
@@ -474,6 +495,123 @@ START_TEST(test_unknown_code_attribute_dropped)
         free(data);
     }
     ck_assert(found);
+    free_list(&l);
+}
+
+/* In a class of a version the rewriter knows, no JVM reads a Code attribute
+ * it does not know (the JVM specification has unrecognised attributes
+ * ignored): dropped.  In a newer class one might be what a later JVM reads:
+ * refused, named.  The type annotations of code are dropped in any. */
+START_TEST(test_unknown_code_attribute)
+{
+    unknown_code_attribute("XineNumberTable", 61, true);
+    unknown_code_attribute("XineNumberTable", CLASSFILE_KNOWN_MAJOR, true);
+    unknown_code_attribute("XineNumberTable", CLASSFILE_KNOWN_MAJOR + 1, false);
+    unknown_code_attribute("XineNumberTable", 72, false);
+    unknown_code_attribute("RuntimeInvisibleTypeAnnotations", 72, true);
+    unknown_code_attribute("RuntimeVisibleTypeAnnotations", 0xFFFF, true);
+}
+END_TEST
+
+/* The attributes outside Code, of a class, of each field and each method
+ * other than Code: a, b, c, ... in file order, by name and bytes. */
+static void same_attrs(const classfile *x, const classfile_attr *a, uint16_t na, const classfile *y,
+                       const classfile_attr *b, uint16_t nb, int *xattrs)
+{
+    uint16_t i = 0, j = 0;
+    for (;;) {
+        while (i < na && a[i].code != NULL)
+            i++;
+        while (j < nb && b[j].code != NULL)
+            j++;
+        if (i == na || j == nb)
+            break;
+        ck_assert_str_eq(classfile_utf8(x, a[i].name_index), classfile_utf8(y, b[j].name_index));
+        ck_assert_uint_eq(a[i].length, b[j].length);
+        ck_assert_mem_eq(a[i].data, b[j].data, a[i].length);
+        *xattrs += classfile_utf8(y, b[j].name_index)[0] == 'X';
+        i++, j++;
+    }
+    ck_assert_msg(i == na && j == nb, "attribute counts differ");
+}
+
+/* Every test class, made a class of a JDK newer than the rewriter (71, 72,
+ * a major of 0xFFFF with the preview minor): rewritten as any other; and the
+ * attributes it does not know outside Code (here the class's SourceFile and
+ * the Signature of classes, fields and methods, renamed) carried through as
+ * they were. */
+START_TEST(test_newer_versions)
+{
+    static const uint16_t majors[] = {71, 72, 0xFFFF};
+    path_list l = test_classes();
+    for (size_t v = 0; v < sizeof majors / sizeof majors[0]; v++) {
+        int methods = 0, class_x = 0, member_x = 0;
+        for (size_t i = 0; i < l.count; i++) {
+            size_t len;
+            uint8_t *data = read_file(l.paths[i], &len);
+            classfile *cf = parse_ok(data, len, l.paths[i]);
+            cf->major_version = majors[v];
+            cf->minor_version = majors[v] == 0xFFFF ? 0xFFFF : 0;
+            rename_utf8(cf, "SourceFile", "XourceFile");
+            rename_utf8(cf, "Signature", "Xignature");
+            bool just_return[1024] = {false};
+            for (uint16_t m = 0; m < cf->method_count && m < 1024; m++) {
+                const classfile_code *c = classfile_code_of(&cf->methods[m]);
+                just_return[m] = c != NULL && c->code_length == 1;
+            }
+            /* a copy as it was, the same renames made */
+            uint8_t *before;
+            size_t beforelen;
+            char err[256] = "";
+            ck_assert_int_eq(classfile_write(cf, &before, &beforelen, err, sizeof err), 0);
+            classfile *orig = parse_ok(before, beforelen, l.paths[i]);
+            int changed;
+            classfile *back = inject_round_trip(cf, &hooks, l.paths[i], &changed);
+            ck_assert_uint_eq(back->major_version, majors[v]);
+            for (uint16_t m = 0; m < back->method_count; m++)
+                check_method(back, m, m < 1024 && just_return[m]);
+            same_attrs(orig, orig->attrs, orig->attr_count, back, back->attrs, back->attr_count, &class_x);
+            ck_assert_uint_eq(orig->field_count, back->field_count);
+            for (uint16_t f = 0; f < back->field_count; f++)
+                same_attrs(orig, orig->fields[f].attrs, orig->fields[f].attr_count, back, back->fields[f].attrs,
+                           back->fields[f].attr_count, &member_x);
+            ck_assert_uint_eq(orig->method_count, back->method_count);
+            for (uint16_t m = 0; m < back->method_count; m++)
+                same_attrs(orig, orig->methods[m].attrs, orig->methods[m].attr_count, back,
+                           back->methods[m].attrs, back->methods[m].attr_count, &member_x);
+            methods += changed;
+            classfile_free(back);
+            classfile_free(orig);
+            free(before);
+            classfile_free(cf);
+            free(data);
+        }
+        ck_assert_int_ge(methods, 200);
+        ck_assert_int_ge(class_x, 20);
+        ck_assert_int_ge(member_x, 5);
+    }
+    free_list(&l);
+}
+END_TEST
+
+/* An opcode a later JDK might define: the class refused, the opcode named. */
+START_TEST(test_unknown_opcode_named)
+{
+    path_list l = test_classes();
+    size_t len;
+    uint8_t *data = read_file(l.paths[0], &len);
+    classfile *cf = parse_ok(data, len, l.paths[0]);
+    cf->major_version = 72;
+    classfile_code *c = NULL;
+    for (uint16_t m = 0; m < cf->method_count && c == NULL; m++)
+        c = classfile_code_of(&cf->methods[m]);
+    ck_assert_ptr_nonnull(c);
+    c->code[0] = 0xcb;
+    char err[300] = "";
+    ck_assert_int_eq(inject_class(cf, &hooks, err, sizeof err), -1);
+    ck_assert_pstr_eq(classfile_unknown_in(err), "opcode 0xcb");
+    classfile_free(cf);
+    free(data);
     free_list(&l);
 }
 END_TEST
@@ -628,7 +766,9 @@ static Suite *inject_suite(void)
     TCase *tc = tcase_create("inject");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_every_test_class);
-    tcase_add_test(tc, test_unknown_code_attribute_dropped);
+    tcase_add_test(tc, test_unknown_code_attribute);
+    tcase_add_test(tc, test_newer_versions);
+    tcase_add_test(tc, test_unknown_opcode_named);
     tcase_add_test(tc, test_char_ranges_moved);
     tcase_add_test(tc, test_char_ranges_off_instructions_dropped);
     tcase_add_test(tc, test_instruction_hooks);
