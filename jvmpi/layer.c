@@ -75,7 +75,8 @@ seam_caps_wanted layer_capabilities_wanted(void)
     seam_caps_wanted w;
     w.methods = methods_jvmti && (all || any_enabled(methods, (int)(sizeof methods / sizeof methods[0])));
     w.instructions = methods_jvmti && (all || events_enabled(JVMPI_EVENT_INSTRUCTION_START));
-    w.receiver = methods_jvmti && (all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2));
+    w.entry2 = all || events_enabled(JVMPI_EVENT_METHOD_ENTRY2);
+    w.receiver = methods_jvmti && w.entry2;
     /* Held by every run: on JDK 17 and later they only mark compiled code's
      * debug information (for the VM's escape barriers), and MONITOR_DUMP
      * may be asked for at any time. */

@@ -17,6 +17,20 @@
 
 typedef jint (JNICALL *jvm_onload_fn)(JavaVM *vm, char *options, void *reserved);
 
+/* A JVM TI agent of the same name (JDK 8's own libhprof.so in the JDK
+ * library directory) is not the JVMPI agent meant: the search goes on.  One
+ * that cannot be loaded to look is left to the load to judge. */
+static bool jvmti_only(const char *path)
+{
+    void *lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        return false;
+    }
+    bool only = dlsym(lib, "JVM_OnLoad") == NULL && dlsym(lib, "Agent_OnLoad") != NULL;
+    dlclose(lib);
+    return only;
+}
+
 static char *find_in(const char *name, const char *dirs)
 {
     if (dirs == NULL || *dirs == '\0') {
@@ -29,7 +43,7 @@ static char *find_in(const char *name, const char *dirs)
         if (len > 0) {
             char path[PATH_MAX];
             int n = snprintf(path, sizeof path, "%.*s/lib%s.so", (int)len, p, name);
-            if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0) {
+            if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0 && !jvmti_only(path)) {
                 return strdup(path);
             }
         }

@@ -456,6 +456,10 @@ typedef struct seam_caps_wanted {
     bool methods;      /* METHOD_ENTRY/ENTRY2/EXIT by JVM TI's events (methods=jvmti) */
     bool instructions; /* INSTRUCTION_START: single stepping */
     bool receiver;     /* METHOD_ENTRY2's receiver: local variable access */
+    /* METHOD_ENTRY2 with either source: with the rewriter, a VM without a
+     * stack walker of live frames (JDK 8) reads constructors' receivers
+     * through local variable access too. */
+    bool entry2;
     bool monitors;     /* MONITOR_DUMP: always */
 } seam_caps_wanted;
 seam_caps_wanted layer_capabilities_wanted(void);

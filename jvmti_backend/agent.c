@@ -321,8 +321,11 @@ static bool create_envs(JavaVM *vm)
         LOG_ERROR("this VM offers no JVM TI 1.2 environment: the layer cannot run");
         return false;
     }
-    jvmtiCapabilities caps;
+    jvmtiCapabilities caps, offered;
     memset(&caps, 0, sizeof caps);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetPotentialCapabilities, &offered))) {
+        return false;
+    }
     caps.can_tag_objects = 1;
     caps.can_get_source_file_name = 1;
     caps.can_get_line_numbers = 1;
@@ -330,9 +333,20 @@ static bool create_envs(JavaVM *vm)
     caps.can_suspend = 1;
     caps.can_get_current_thread_cpu_time = 1;
     caps.can_get_thread_cpu_time = 1;
-    caps.can_generate_sampled_object_alloc_events = 1;
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
+    /* Where sampling at interval 0 is missing (JVM TI before 11), the VM's
+     * own allocations come from VMObjectAlloc and the program's from the
+     * rewriter's allocation hooks. */
+    jint version = 0;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetVersionNumber, &version))) {
+        return false;
+    }
+    bk.live_frames = ((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 9;
+    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
+    bk.early_vmstart = offered.can_generate_early_vmstart;
+    caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
+    caps.can_generate_vm_object_alloc_events = !bk.sampled_alloc;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -358,7 +372,11 @@ static bool create_envs(JavaVM *vm)
     cb.ClassPrepare = bk_on_class_prepare;
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.DataDumpRequest = on_data_dump_request;
-    cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    if (bk.sampled_alloc) {
+        cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    } else {
+        cb.VMObjectAlloc = bk_on_vm_object_alloc;
+    }
     cb.ObjectFree = bk_on_object_free;
     cb.GarbageCollectionStart = bk_on_gc_start;
     cb.GarbageCollectionFinish = bk_on_gc_finish;
@@ -441,9 +459,14 @@ static void take_costly_capabilities(void)
         caps.can_get_current_contended_monitor = 1;
     }
     bk_methods_onload_caps(&caps, &w);
+    bool ctor_receivers = w.entry2 && !layer_methods_by_jvmti() && !bk.live_frames;
+    if (ctor_receivers) {
+        caps.can_access_local_variables = 1;
+    }
     if (!bk_need_capabilities(&caps)) {
         return;
     }
+    w.receiver = w.receiver || ctor_receivers;
     bk.caps_monitors = w.monitors;
     bk.caps_methods = w.methods;
     bk.caps_steps = w.instructions;

@@ -23,6 +23,14 @@ typedef struct {
     jobject internal_thread; /* global ref to the layer's delivery thread */
     /* which costly OnLoad-only capabilities were taken (agent.c) */
     bool caps_methods, caps_steps, caps_receiver, caps_monitors;
+    /* What the VM offers beyond JVM TI 1.2 (JDK 8 has none of it):
+     * SampledObjectAlloc (JVM TI 11), else OBJECT_ALLOC comes from
+     * VMObjectAlloc and the rewriter's allocation hooks; the early start
+     * phase (JVM TI 9). */
+    bool sampled_alloc, early_vmstart;
+    /* JDK 9 on: java.lang.LiveStackFrame reads a constructor's receiver
+     * from its frame (methodhooks.c); else local variable access does. */
+    bool live_frames;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent
@@ -160,6 +168,12 @@ jobjectID bk_element_class_id(JNIEnv *env, jclass array_class);
 void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
                                  jlong size);
 void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag);
+/* Without SampledObjectAlloc (JDK 8): VMObjectAlloc, and an object whose
+ * java.lang.Object constructor ran or that JNI made; each reported once,
+ * while OBJECT_ALLOC is on. */
+void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
+                                   jlong size);
+void bk_heap_constructed(JNIEnv *env, jobject object);
 void JNICALL bk_on_gc_start(jvmtiEnv *jvmti);
 void JNICALL bk_on_gc_finish(jvmtiEnv *jvmti);
 
@@ -186,6 +200,10 @@ bool bk_methodhooks_set(seam_source source, bool on);
  * agent switched several method events on during start-up).  Returns false
  * when the release could not. */
 bool bk_methodhooks_hold(bool hold);
+/* OBJECT_ALLOC where the VM has no SampledObjectAlloc: java.lang.Object's
+ * constructor rewritten to report each object it finishes
+ * (bk_heap_constructed). */
+bool bk_methodhooks_allocs(bool on);
 /* The layer's own class, which the agent is never told of. */
 bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass);
 /* One of its natives: dropped from call traces and compiled-code events. */

@@ -13,6 +13,8 @@
 #include "backend.h"
 #include "tls.h"
 
+/* OBJECT_ALLOC on, without SampledObjectAlloc (bk_heap_constructed). */
+static _Atomic bool constructed_on;
 /* Set while the layer allocates on a thread for its own reasons. */
 static TLS_FAST bool alloc_quiet;
 
@@ -25,6 +27,7 @@ bool bk_alloc_quiet(bool quiet)
 
 static jclass void_class;             /* global ref: a class with no instances */
 static jfieldID component_type_field; /* java.lang.Class.componentType */
+static jmethodID component_type_native; /* Class.getComponentType, where that field is missing */
 static jlong class_class_tag;          /* java.lang.Class's class ID */
 static jclass runtime_class;          /* global ref */
 static jmethodID get_runtime, total_memory;
@@ -33,7 +36,7 @@ bool bk_heap_onload(void)
 {
     /* Interval 0 must be in place before threads pick their sample points:
      * a thread keeps the point it had until it reaches it. */
-    return JVMTI_OK(JVMTI_CALL(bk.jvmti, SetHeapSamplingInterval, 0));
+    return !bk.sampled_alloc || JVMTI_OK(JVMTI_CALL(bk.jvmti, SetHeapSamplingInterval, 0));
 }
 
 /* The primitive types' Class objects (int.class, ...) are objects with no
@@ -70,12 +73,18 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
     if (class_class != NULL) {
         component_type_field = (*env)->GetFieldID(env, class_class, "componentType", "Ljava/lang/Class;");
+        if (component_type_field == NULL) {
+            /* JDK 8 keeps it in the VM; its getter is a native, so still no
+             * Java code runs. */
+            (*env)->ExceptionClear(env);
+            component_type_native = (*env)->GetMethodID(env, class_class, "getComponentType", "()Ljava/lang/Class;");
+        }
         class_class_tag = seam_tag_from_id(bk_class_id(env, class_class));
         (*env)->DeleteLocalRef(env, class_class);
     }
     (*env)->ExceptionClear(env);
     bk_classinfo_vm_init(env);
-    if (component_type_field == NULL) {
+    if (component_type_field == NULL && component_type_native == NULL) {
         LOG_WARN("java.lang.Class has no componentType field: arrays of references carry no element class");
     }
     jclass v = (*env)->FindClass(env, "java/lang/Void");
@@ -100,9 +109,10 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
      * switches the event for all threads only (ILLEGAL_ARGUMENT) and needs
      * no such move: there a large allocation would rather leave the thread's
      * TLAB unsampled until its next refill. */
-    jvmtiError err = JVMTI_TRY(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-                               thread);
-    if (err != JVMTI_ERROR_ILLEGAL_ARGUMENT) {
+    jvmtiError err = !bk.sampled_alloc ? JVMTI_ERROR_NOT_AVAILABLE
+                                       : JVMTI_TRY(bk.jvmti, SetEventNotificationMode, JVMTI_ENABLE,
+                                                   JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, thread);
+    if (err != JVMTI_ERROR_ILLEGAL_ARGUMENT && err != JVMTI_ERROR_NOT_AVAILABLE) {
         bk_checked(err, false, "SetEventNotificationMode", __FILE__, __LINE__);
     }
     if (JVMTI_OK(err)) {
@@ -119,6 +129,10 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 
 bool bk_heap_alloc_switch(bool on)
 {
+    if (!bk.sampled_alloc) {
+        atomic_store(&constructed_on, on);
+        return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on) && bk_methodhooks_allocs(on);
+    }
     if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;
     }
@@ -139,7 +153,17 @@ bool bk_heap_alloc_switch(bool on)
 jclass bk_array_element_class(JNIEnv *env, jclass array_class)
 {
     /* A field read: no Java code runs, so this is safe under class_lock. */
-    return component_type_field != NULL ? (*env)->GetObjectField(env, array_class, component_type_field) : NULL;
+    if (component_type_field != NULL) {
+        return (*env)->GetObjectField(env, array_class, component_type_field);
+    }
+    if (component_type_native == NULL) {
+        return NULL;
+    }
+    bool own = bk_own_call; /* a native's entry and exit are method events */
+    bk_own_call = true;
+    jclass element = (*env)->CallObjectMethod(env, array_class, component_type_native);
+    bk_own_call = own;
+    return element;
 }
 
 jobjectID bk_element_class_id(JNIEnv *env, jclass array_class)
@@ -294,6 +318,31 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
         }
     }
     END_CALLBACK();
+}
+
+/* A constructed object's VMObjectAlloc (JNI NewObject, reflection) comes
+ * after its constructor ran: it has its ID by then. */
+void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
+                                   jlong size)
+{
+    jlong tag = 0;
+    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) && tag == 0) {
+        bk_on_sampled_alloc(jvmti, env, thread, object, klass, size);
+    }
+}
+
+void bk_heap_constructed(JNIEnv *env, jobject object)
+{
+    jlong tag = 0, size = 0;
+    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed) || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
+        !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
+        return;
+    }
+    jclass klass = (*env)->GetObjectClass(env, object);
+    if (klass != NULL) {
+        bk_on_sampled_alloc(bk.jvmti, env, NULL, object, klass, size);
+        (*env)->DeleteLocalRef(env, klass);
+    }
 }
 
 bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)

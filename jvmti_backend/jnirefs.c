@@ -5,6 +5,8 @@
  * table is replaced by a copy whose four global-reference functions keep a
  * set of the live global references and report what they did when the agent
  * wants it.  The layer's own references go straight to the VM's functions.
+ * Where the VM has no SampledObjectAlloc (JDK 8), which alone sees JNI's
+ * allocations, the table's allocating functions report them too.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -110,6 +112,53 @@ static void JNICALL delete_weak_global_ref(JNIEnv *env, jweak ref)
     }
 }
 
+/* ---- allocations through JNI, where the VM reports none (JDK 8) ---------- */
+
+static jobject JNICALL alloc_object(JNIEnv *env, jclass klass)
+{
+    jobject obj = vm_table->AllocObject(env, klass);
+    bk_heap_constructed(env, obj);
+    return obj;
+}
+
+static jobjectArray JNICALL new_object_array(JNIEnv *env, jsize len, jclass element, jobject init)
+{
+    jobjectArray a = vm_table->NewObjectArray(env, len, element, init);
+    bk_heap_constructed(env, a);
+    return a;
+}
+
+#define NEW_ARRAY(Type, type)                                             \
+    static type##Array JNICALL new_##type##_array(JNIEnv *env, jsize len) \
+    {                                                                     \
+        type##Array a = vm_table->New##Type##Array(env, len);             \
+        bk_heap_constructed(env, a);                                      \
+        return a;                                                         \
+    }
+NEW_ARRAY(Boolean, jboolean)
+NEW_ARRAY(Byte, jbyte)
+NEW_ARRAY(Char, jchar)
+NEW_ARRAY(Short, jshort)
+NEW_ARRAY(Int, jint)
+NEW_ARRAY(Long, jlong)
+NEW_ARRAY(Float, jfloat)
+NEW_ARRAY(Double, jdouble)
+#undef NEW_ARRAY
+
+static void report_jni_allocs(jniNativeInterface *t)
+{
+    t->AllocObject = alloc_object;
+    t->NewObjectArray = new_object_array;
+    t->NewBooleanArray = new_jboolean_array;
+    t->NewByteArray = new_jbyte_array;
+    t->NewCharArray = new_jchar_array;
+    t->NewShortArray = new_jshort_array;
+    t->NewIntArray = new_jint_array;
+    t->NewLongArray = new_jlong_array;
+    t->NewFloatArray = new_jfloat_array;
+    t->NewDoubleArray = new_jdouble_array;
+}
+
 bool bk_jni_refs_vm_init(void)
 {
     /* Once, at VM init, before any wrapper can run. */
@@ -120,6 +169,9 @@ bool bk_jni_refs_vm_init(void)
         reporting_table.DeleteGlobalRef = delete_global_ref;
         reporting_table.NewWeakGlobalRef = new_weak_global_ref;
         reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
+        if (!bk.sampled_alloc) {
+            report_jni_allocs(&reporting_table);
+        }
         ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, &reporting_table));
     }
     if (!ok) {

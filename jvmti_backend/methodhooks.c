@@ -67,6 +67,9 @@ static _Atomic bool stepping; /* new classes get the instruction hooks too */
  * (inject.h), so that constructors' receivers are objects the frame walk
  * can read (ctor_receiver): what METHOD_ENTRY2 needs. */
 static _Atomic bool receiving;
+/* OBJECT_ALLOC without SampledObjectAlloc: java.lang.Object's constructor
+ * passes its receiver for that too. */
+static _Atomic bool allocs_on;
 static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
@@ -239,10 +242,20 @@ static jobject walker, caller_frame;        /* global refs: the walker, the Func
 static jmethodID walk_method, locals_method;
 static _Atomic bool receivers_ready;
 
+static _Atomic bool receivers_by_locals; /* JDK 8: GetLocalInstance, no walker */
+
 static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
 {
     if (!atomic_load_explicit(&receivers_ready, memory_order_acquire)) {
         return NULL;
+    }
+    if (atomic_load_explicit(&receivers_by_locals, memory_order_relaxed)) {
+        jobject self = NULL;
+        /* depth 0 is the hook's native frame, 1 the constructor */
+        if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLocalInstance, NULL, 1, &self))) {
+            return NULL;
+        }
+        return self;
     }
     jobject self = NULL;
     bk_alloc_quiet(true); /* the walk allocates: the layer's doing, not the program's */
@@ -276,6 +289,17 @@ static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
 static bool prepare_receivers(JNIEnv *env)
 {
     if (atomic_load(&receivers_ready)) {
+        return true;
+    }
+    if (!bk.live_frames) {
+        if (!bk.caps_receiver) {
+            LOG_ERROR("METHOD_ENTRY2: this JDK has no stack walker of live frames, and the agent did not enable "
+                      "METHOD_ENTRY2 in JVM_OnLoad, the only time the local variable access that replaces it can "
+                      "be taken: constructors' receivers are given as NULL");
+            return false;
+        }
+        atomic_store(&receivers_by_locals, true);
+        atomic_store_explicit(&receivers_ready, true, memory_order_release);
         return true;
     }
     in_hook = 1; /* the walk runs rewritten code of the JDK: no method events for it */
@@ -406,7 +430,15 @@ static void JNICALL hook_leaf_this(JNIEnv *env, jclass cls, jobject self, jint i
 
 /* java.lang.Object's constructor's exits: the receiver is only passed so
  * that it escapes. */
-static void JNICALL hook_exit_init(JNIEnv *env, jclass cls, jobject self, jint id) { hook_exit(env, cls, id); }
+static void JNICALL hook_exit_init(JNIEnv *env, jclass cls, jobject self, jint id)
+{
+    /* Where the VM cannot sample every allocation (JDK 8), every object a
+     * constructor made passes here once. */
+    if (atomic_load_explicit(&allocs_on, memory_order_relaxed) && !in_hook && !bk_own_call) {
+        bk_heap_constructed(env, self);
+    }
+    hook_exit(env, cls, id);
+}
 
 static void JNICALL hook_step(JNIEnv *env, jclass cls, jint id, jint offset)
 {
@@ -590,7 +622,8 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
      * retransformation adds and removes no method), and one that was not
      * must not get any.  Its hooks then do nothing. */
     bool kept = redefined != NULL && has_wrappers(name, redefined);
-    if (!atomic_load(&rewriting) && !kept) {
+    bool object_alone = atomic_load(&allocs_on) && name != NULL && strcmp(name, "java/lang/Object") == 0;
+    if (!atomic_load(&rewriting) && !kept && !object_alone) {
         bk_callback_exit();
         return;
     }
@@ -904,8 +937,12 @@ static bool apply_locked(void)
     bool ok = true;
     bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
     bool steps = atomic_load(&step_on);
-    bool receives = want && atomic_load(&receiver_on);
+    bool allocs = atomic_load(&allocs_on);
+    bool receives = (want && atomic_load(&receiver_on)) || allocs;
     JNIEnv *env = seam_current_env();
+    if (allocs && hooks_env == NULL && env != NULL && !(make_env() && define_hooks_class(env))) {
+        return false;
+    }
     if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
         if (want && hooks_env == NULL) {
             ok = make_env() && define_hooks_class(env);
@@ -944,6 +981,15 @@ bool bk_methodhooks_set(seam_source source, bool on)
     if (!held) {
         ok = apply_locked();
     }
+    pthread_mutex_unlock(&switch_lock);
+    return ok;
+}
+
+bool bk_methodhooks_allocs(bool on)
+{
+    pthread_mutex_lock(&switch_lock);
+    atomic_store(&allocs_on, on);
+    bool ok = held || apply_locked();
     pthread_mutex_unlock(&switch_lock);
     return ok;
 }

@@ -103,6 +103,11 @@ bool bk_methods_source_set(seam_source source, bool on)
 static jobjectID receiver_id(JNIEnv *env, jthread thread, jmethodID method)
 {
     jint mods = 0;
+    /* HotSpot 8: a local read in MethodEntry upsets the running program
+     * (class loading fails with an empty native library stack). */
+    if (!bk.live_frames) {
+        return NULL;
+    }
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodModifiers, method, &mods)) || (mods & ACC_STATIC)) {
         return NULL;
     }

@@ -509,7 +509,9 @@ bool bk_monitors_onload(JavaVM *vm)
 {
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
-    caps.can_generate_early_vmstart = 1;
+    /* Without the early start phase (JVM TI 1.2) the bind is missed and VM
+     * init binds the wrapper itself (bind_late). */
+    caps.can_generate_early_vmstart = bk.early_vmstart;
     caps.can_generate_native_method_bind_events = 1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);

@@ -153,8 +153,58 @@ bool seam_thread_adopt(JNIEnv *env)
     return shown;
 }
 
+/* Threads started in the start phase of a VM that refuses GetThreadInfo
+ * before the live phase (JDK 8), kept with their JNIEnv *, which only their
+ * own ThreadStart reveals, until VM init. */
+typedef struct early_thread {
+    JNIEnv *env;
+    jobject thread; /* global ref */
+    struct early_thread *next;
+} early_thread;
+static early_thread *early_threads;
+static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool keep_early(JNIEnv *env, jthread thread)
+{
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    JVMTI_CALL(bk.jvmti, GetPhase, &phase);
+    if (phase == JVMTI_PHASE_LIVE) {
+        return false;
+    }
+    early_thread *e = malloc(sizeof *e);
+    if (e != NULL) {
+        e->env = env;
+        e->thread = (*env)->NewGlobalRef(env, thread);
+        pthread_mutex_lock(&early_lock);
+        e->next = early_threads;
+        early_threads = e;
+        pthread_mutex_unlock(&early_lock);
+    }
+    return true;
+}
+
 void bk_threads_started_unseen(JNIEnv *env)
 {
+    pthread_mutex_lock(&early_lock);
+    early_thread *e = early_threads;
+    early_threads = NULL;
+    pthread_mutex_unlock(&early_lock);
+    while (e != NULL) {
+        early_thread *next = e->next;
+        if (e->thread != NULL) {
+            jint state = 0;
+            jlong tag = 0;
+            /* One that ended already is never announced. */
+            if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadState, e->thread, &state)) &&
+                (state & JVMTI_THREAD_STATE_ALIVE) && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, e->thread, &tag)) &&
+                tag == 0) {
+                thread_started(env, e->env, e->thread);
+            }
+            (*env)->DeleteGlobalRef(env, e->thread);
+        }
+        free(e);
+        e = next;
+    }
     jint n = 0;
     jthread *threads = NULL;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetAllThreads, &n, &threads))) {
@@ -173,7 +223,9 @@ void bk_threads_started_unseen(JNIEnv *env)
 void JNICALL bk_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
-    bk_thread_started(env, thread);
+    if (!keep_early(env, thread)) {
+        bk_thread_started(env, thread);
+    }
     END_CALLBACK();
 }
 

@@ -8,12 +8,15 @@
 #
 # The packages come from Debian's archive (scripts/debfetch.py checks each
 # against the index's SHA256), from the releases that have them: 11 from
-# Debian 11, 21 from Debian 13, 26, 27 and the early-access 28 from unstable.
+# Debian 11, 21 from Debian 13, 8, 26, 27 and the early-access 28 from
+# unstable.  JDK 8 is provisioned only when named (jdks.sh 8): no
+# integration test is registered on it yet.
 # Those built for a newer glibc than this machine's run under the glibc of
 # Debian 13's libc6, unpacked beside them: each of their executables becomes
 # a small script that starts the real one through that glibc's loader, which
 # then serves that process alone (its children, the JVM's jspawnhelper
-# included, go through such a script again).  Debian's /etc/java-N links are
+# included, go through such a script again); JDK 8's, which must know their
+# own path, are patched instead (patch_executables).  Debian's /etc/java-N links are
 # replaced by the files they point to, which the package carries.  Each JDK
 # also gets its own sources (openjdk-N-source) as lib/src.zip, for the javac
 # workloads of the tests.
@@ -87,6 +90,22 @@ EOF
   done < <(find "$home" -type f -perm -u+x ! -name '*.so' ! -name '*.so.*')
 }
 
+# patch_executables HOME FINAL: JDK 8's launcher finds its JRE from its own
+# executable's path, which under a script of wrap_executables would be the
+# loader's: its executables get the private glibc's loader as their
+# interpreter and its library directory first in their run path instead
+# (absolute paths: FINAL stays where it is).
+patch_executables() {
+  local home=$1 final=$2 f rpath libc
+  libc=$(realpath -m "$ROOT/libc/usr/lib/x86_64-linux-gnu")
+  command -v patchelf >/dev/null || die "patchelf is missing (scripts/setup.sh installs it)"
+  while IFS= read -r f; do
+    [ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+    rpath=$(patchelf --print-rpath "$f")
+    patchelf --set-interpreter "$libc/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$libc${rpath:+:$rpath}" "$f"
+  done < <(find "$home" -type f -perm -u+x ! -name '*.so' ! -name '*.so.*')
+}
+
 # The JDK's own sources (Debian's openjdk-N-source) as lib/src.zip, where a
 # JDK has them: the tests' javac workloads compile its java.util.
 provision_sources() {
@@ -124,7 +143,11 @@ provision() {
   sys=$(system_glibc)
   if [ -n "$floor" ] && version_lt "$sys" "$floor"; then
     ensure_libc "$floor"
-    wrap_executables "$home" "$final"
+    if [ "$n" -lt 9 ]; then
+      patch_executables "$home" "$final"
+    else
+      wrap_executables "$home" "$final"
+    fi
     say "JDK $n needs glibc $floor (this system has $sys): it runs under $ROOT/libc"
   fi
   mv "$home" "$final"

@@ -10,7 +10,7 @@
 #             required under CI=true, so that CI never skips it)
 set -euo pipefail
 
-PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless unzip python3)
+PACKAGES=(build-essential cmake pkg-config uthash-dev check openjdk-17-jdk-headless unzip python3 patchelf)
 
 step() { echo "setup: $*"; }
 

@@ -81,6 +81,22 @@ START_TEST(test_rewrite_takes_none)
 }
 END_TEST
 
+/* Whether METHOD_ENTRY2 was enabled in JVM_OnLoad is told whatever the
+ * source: a VM with no stack walker of live frames needs local variable
+ * access for constructors' receivers under the rewriter too. */
+START_TEST(test_entry2_told_with_rewrite)
+{
+    start(NULL, NULL);
+    enable(JVMPI_EVENT_METHOD_ENTRY);
+    ck_assert(!layer_capabilities_wanted().entry2);
+    start(NULL, NULL);
+    enable(JVMPI_EVENT_METHOD_ENTRY2);
+    ck_assert(layer_capabilities_wanted().entry2);
+    start("caps=all", NULL);
+    ck_assert(layer_capabilities_wanted().entry2);
+}
+END_TEST
+
 /* caps=all under methods=rewrite says so at log=info, and nothing by default. */
 START_TEST(test_rewrite_caps_all_said_at_info)
 {
@@ -160,6 +176,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_test(tc, test_rewrite_takes_none);
     tcase_add_test(tc, test_rewrite_caps_all_said_at_info);
+    tcase_add_test(tc, test_entry2_told_with_rewrite);
     tcase_add_test(tc, test_jvmti_what_was_enabled);
     tcase_add_test(tc, test_jvmti_caps_all);
     tcase_add_test(tc, test_jvmti_xrun_agent);

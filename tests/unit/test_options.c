@@ -380,6 +380,19 @@ START_TEST(test_loader_order)
 }
 END_TEST
 
+/* A JVM TI agent of the agent's name earlier on the path is passed over. */
+START_TEST(test_loader_skips_jvmti_only)
+{
+    char p_boot[256];
+    snprintf(p_boot, sizeof p_boot, "%s/libonly_agents.so", dir_boot);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", JVMTI_ONLY_LIB, p_boot);
+    ck_assert_int_eq(system(cmd), 0);
+    loader_paths p = {dir_boot, dir_ld, dir_java, dir_agents};
+    expect_found("only_agents", &p, dir_agents);
+}
+END_TEST
+
 /* Each level skipped when it is NULL or "" */
 START_TEST(test_loader_missing_levels)
 {
@@ -520,6 +533,7 @@ static Suite *options_suite(void)
     tc = tcase_create("loader");
     tcase_add_checked_fixture(tc, loader_setup, loader_teardown);
     tcase_add_test(tc, test_loader_order);
+    tcase_add_test(tc, test_loader_skips_jvmti_only);
     tcase_add_test(tc, test_loader_missing_levels);
     tcase_add_test(tc, test_loader_lists);
     tcase_add_test(tc, test_loader_lists_untouched);
