@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
-# The JDKs the integration tests run on besides the system's (build/jdks).
+# The JDKs the integration tests run on besides the system's (build/jdks):
+# those of TEST_JDKS, e.g. TEST_JDKS="11 21 26 27"; none by default.
 bash scripts/jdks.sh
 bash scripts/build.sh
 
