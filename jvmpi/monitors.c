@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <uthash.h>
 
@@ -29,6 +30,28 @@ static mon_state *table;
  * that ends waits for them, so that none names it after its THREAD_END. */
 static pthread_cond_t exits_sent = PTHREAD_COND_INITIALIZER;
 static int exits_in_flight;
+
+/* The threads that passed monitors_thread_ending lately (under lock): a
+ * thread that asked for a monitor's owner outside the lock must not make
+ * an ending thread owe an exit it would send after its THREAD_END. */
+#define RECENT_ENDS 64
+static JNIEnv *recent_ends[RECENT_ENDS];
+static unsigned long ends_seen; /* how many passed, ever */
+
+/* Called with lock held: whether env_id passed monitors_thread_ending since
+ * the count was since (true also when too many did to tell). */
+static bool ended_since(JNIEnv *env_id, unsigned long since)
+{
+    if (ends_seen - since > RECENT_ENDS) {
+        return true;
+    }
+    for (unsigned long i = since; i != ends_seen; i++) {
+        if (recent_ends[i % RECENT_ENDS] == env_id) {
+            return true;
+        }
+    }
+    return false;
+}
 
 /* When the calling thread's current wait or sleep began (for WAITED). */
 static TLS_FAST struct timespec wait_began;
@@ -81,6 +104,7 @@ void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, true);
         bool ask_owner = m != NULL && m->blocked == 0 && m->owes_exit == NULL;
+        unsigned long ends_before = ends_seen;
         pthread_mutex_unlock(&lock);
         /* Only the first blocked thread needs the owner: with threads already
          * blocked, the owner is the one already owing an exit (or one that
@@ -93,7 +117,7 @@ void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id
         pthread_mutex_lock(&lock);
         m = state_of(obj_id, true);
         if (m != NULL) {
-            if (m->owes_exit == NULL && owner != NULL && owner != me) {
+            if (m->owes_exit == NULL && owner != NULL && owner != me && !ended_since(owner, ends_before)) {
                 m->owes_exit = owner;
             }
             m->blocked++;
@@ -213,6 +237,7 @@ void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id)
 {
     jobjectID owed[16];
     int n;
+    bool noted = false;
     do {
         n = 0;
         {
@@ -220,6 +245,10 @@ void monitors_thread_ending(JNIEnv *env, JNIEnv *env_id)
             /* Exits another thread is sending for this one come first. */
             while (exits_in_flight > 0) {
                 pthread_cond_wait(&exits_sent, &lock);
+            }
+            if (!noted) {
+                recent_ends[ends_seen++ % RECENT_ENDS] = env_id;
+                noted = true;
             }
             mon_state *m, *tmp;
             HASH_ITER(hh, table, m, tmp) {
@@ -273,5 +302,7 @@ void monitors_reset(void)
         free(m);
     }
     exits_in_flight = 0;
+    ends_seen = 0;
+    memset(recent_ends, 0, sizeof recent_ends);
     pthread_mutex_unlock(&lock);
 }

@@ -320,6 +320,9 @@ void seam_heap_snapshot_free(seam_heap_snapshot *snap)
 jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
 {
     fake.monitor_owner_calls++;
+    if (fake.monitor_owner_hook != NULL) {
+        fake.monitor_owner_hook();
+    }
     return fake.monitor_owner;
 }
 

@@ -76,6 +76,7 @@ typedef struct {
     bool collect_on_alloc_switch;
     jobjectID monitor_owner;
     int monitor_owner_calls;
+    void (*monitor_owner_hook)(void); /* called inside seam_monitor_owner */
     seam_monitor_snapshot monitor_snapshot;
     bool monitor_snapshot_fails;
     int monitor_snapshot_calls, monitor_snapshot_frees;

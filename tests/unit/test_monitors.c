@@ -208,6 +208,31 @@ START_TEST(test_exit_of_ending_holder_before_entered)
 }
 END_TEST
 
+/* The owner ends between the blocked thread's look at the owner and its
+ * note that the owner owes an exit: the ending owner found nothing owed, so
+ * no exit may be sent as it later (it would follow its THREAD_END). */
+static void owner_ends_meanwhile(void)
+{
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, holder_ends, NULL), 0);
+    pthread_join(t, NULL);
+}
+
+START_TEST(test_owner_ends_while_asked)
+{
+    enable_contention();
+    fake.monitor_owner = THREAD_ID(1);
+    fake.monitor_owner_hook = owner_ends_meanwhile;
+    as(2, ENTER, OBJ_ID(1));
+    fake.monitor_owner_hook = NULL;
+    as(2, ENTERED, OBJ_ID(1));
+    ck_assert_int_eq(n_evs, 2);
+    expect(0, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, ENV(2), OBJ_ID(1));
+    expect(1, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, ENV(2), OBJ_ID(1));
+    ck_assert_int_eq(monitors_tracked(), 0);
+}
+END_TEST
+
 START_TEST(test_owner_gone_before_asked)
 {
     enable_contention();
@@ -308,6 +333,7 @@ static Suite *monitors_suite(void)
     tcase_add_test(tc, test_one_waiter);
     tcase_add_test(tc, test_two_waiters);
     tcase_add_test(tc, test_owner_gone_before_asked);
+    tcase_add_test(tc, test_owner_ends_while_asked);
     tcase_add_test(tc, test_exit_of_ending_holder_before_entered);
     tcase_add_test(tc, test_wait_releases_without_exit);
     tcase_add_test(tc, test_back_from_wait_with_waiters);
