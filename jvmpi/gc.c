@@ -219,6 +219,11 @@ int gc_disabled_depth(void)
 
 bool gc_is_disabled(void) { return gc_disabled_depth() > 0; }
 
+/* Called with lock held.  A RunGC between its call and its window: a
+ * window the delivery thread was about to deliver is left to it, so that the
+ * caller sees one GC_START/GC_FINISH, as JDK 5.0 posted for its collection. */
+static bool run_gc_under_way_locked(void) { return run_gc_collecting > 0 || run_gc_asked != run_gc_served; }
+
 /* Called with lock held. */
 static long wait_ms_locked(void)
 {
@@ -314,7 +319,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
             pthread_cond_wait(&idle, &lock);
         }
         bool nothing_left = queue_len == 0 && collections_finished == collections_served;
-        if (disable_depth > 0 || (kind == WINDOW_DUE && wait_ms_locked() != 0) ||
+        if (disable_depth > 0 || (kind == WINDOW_DUE && (wait_ms_locked() != 0 || run_gc_under_way_locked())) ||
             (kind == WINDOW_LAST && nothing_left)) {
             pthread_mutex_unlock(&lock);
             return;
@@ -343,8 +348,9 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     gate_close();
     {
         pthread_mutex_lock(&lock);
-        if (disable_depth > 0) {
-            /* DisableGC while the frees settled: held back, queue and all. */
+        if (disable_depth > 0 || (kind == WINDOW_DUE && run_gc_under_way_locked())) {
+            /* DisableGC while the frees settled: held back, queue and all;
+             * or RunGC came meanwhile: its window takes them. */
             window_busy = false;
             pthread_cond_broadcast(&idle);
             pthread_mutex_unlock(&lock);
@@ -440,9 +446,7 @@ void gc_deliver_due(JNIEnv *env)
 
 void gc_deliver_last(JNIEnv *env) { deliver_window(env, WINDOW_LAST, NULL); }
 
-/* RunGC's window, delivered by the layer's thread for the caller, which
- * waits: JDK 5.0's VM thread did the same for the Java thread that asked
- * for the collection.  False when that thread is not there to do it. */
+/* The caller delivered RunGC's window itself. */
 static void run_gc_collected(void)
 {
     pthread_mutex_lock(&lock);
@@ -450,10 +454,12 @@ static void run_gc_collected(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* RunGC's window, delivered by the layer's thread for the caller, which
+ * waits: JDK 5.0's VM thread did the same for the Java thread that asked
+ * for the collection.  False when that thread is not there to do it. */
 static bool window_by_delivery_thread(JNIEnv *env)
 {
     if (!layer_delivery_running() || layer_on_delivery_thread()) {
-        run_gc_collected();
         return false;
     }
     unsigned long mine;
@@ -503,6 +509,7 @@ void gc_run(JNIEnv *env)
     }
     if (!window_by_delivery_thread(env)) {
         deliver_window(env, WINDOW_RUN_GC, NULL);
+        run_gc_collected();
     }
 }
 

@@ -425,6 +425,60 @@ START_TEST(test_run_gc_delivers_before_returning)
 }
 END_TEST
 
+/* A RunGC that starts while the delivery thread settles an earlier
+ * collection's window: one window for both, on the caller, with every free,
+ * as a JDK 5.0 agent saw one GC_START/GC_FINISH for RunGC. */
+static pthread_mutex_t runner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t runner_cond = PTHREAD_COND_INITIALIZER;
+static bool runner_collected;
+static pthread_t runner;
+
+static void runner_collects(void)
+{
+    pthread_mutex_lock(&runner_lock);
+    runner_collected = true;
+    pthread_cond_broadcast(&runner_cond);
+    pthread_mutex_unlock(&runner_lock);
+}
+
+static void *run_gc_on_runner(void *arg)
+{
+    fake_set_thread_env(ENV(1));
+    pi->RunGC();
+    return NULL;
+}
+
+static void run_gc_while_settling(void)
+{
+    gc_set_settle_observer(NULL);
+    fake.on_force_gc = runner_collects;
+    ck_assert_int_eq(pthread_create(&runner, NULL, run_gc_on_runner, NULL), 0);
+    pthread_mutex_lock(&runner_lock);
+    while (!runner_collected) {
+        pthread_cond_wait(&runner_cond, &runner_lock);
+    }
+    pthread_mutex_unlock(&runner_lock);
+}
+
+START_TEST(test_run_gc_takes_the_window_being_settled)
+{
+    enable_gc_events();
+    go_live();
+    fake_thread(ENV(1), THREAD_ID(1), "runner");
+    atomic_store(&n_recs, 0);
+    runner_collected = false;
+    int64_t t[2] = {ids_next_object(16, 0), ids_next_object(16, 0)};
+    collection(t, 2);
+    gc_set_settle_observer(run_gc_while_settling);
+    gc_deliver_due(ENV_MAIN);
+    pthread_join(runner, NULL);
+    assert_window(0, t, 2);
+    ck_assert(pthread_equal(recs[0].thread, runner));
+    ck_assert_ptr_eq(recs[0].env_id, ENV(1));
+    ck_assert_int_eq(gc_window_wait_ms(), -1);
+}
+END_TEST
+
 START_TEST(test_run_gc_with_nothing_freed_still_brackets)
 {
     enable_gc_events();
@@ -705,6 +759,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_disabled_gc_holds_windows_back);
     tcase_add_test(tc, test_run_gc_delivers_before_returning);
     tcase_add_test(tc, test_run_gc_with_nothing_freed_still_brackets);
+    tcase_add_test(tc, test_run_gc_takes_the_window_being_settled);
     tcase_add_test(tc, test_run_gc_from_a_gc_handler);
     tcase_add_test(tc, test_stray_frees_wait_a_while);
     tcase_add_test(tc, test_last_window_at_vm_death);
