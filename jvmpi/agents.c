@@ -13,6 +13,8 @@ TLS_FAST int agents_target_now = -1;
 typedef struct {
     const void *lib_base; /* NULL: not placed in a library */
     char *name;
+    bool started_by_layer; /* else the VM started it (-Xrun) */
+    bool told;             /* agents_first_call said so once */
 } agent_slot;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,16 +73,29 @@ int agents_for_caller(const void *caller)
         if (k < 0) {
             k = add(base, file != NULL ? file : loading_name);
             full = k < 0;
+            if (k >= 0) {
+                slots[k].started_by_layer = loading_base != NULL && base == loading_base;
+            }
         }
         pthread_mutex_unlock(&lock);
     }
     if (full) {
         LOG_ERROR("GetEnv(JVMPI) from %s: the layer serves at most %d JVMPI agents in one VM, and %d are loaded",
                   file != NULL ? LOG_SHOWN(file) : "an unknown library", AGENTS_MAX, AGENTS_MAX);
-    } else if (k > 0) {
-        LOG_INFO("JVMPI agent %d: %s", k, slots[k].name);
     }
     return k;
+}
+
+bool agents_started_by_vm_first_call(int k)
+{
+    bool first = false;
+    pthread_mutex_lock(&lock);
+    if (k >= 0 && k < atomic_load(&count) && !slots[k].told) {
+        slots[k].told = true;
+        first = !slots[k].started_by_layer;
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
 }
 
 int agents_count(void) { return atomic_load(&count); }

@@ -32,6 +32,9 @@ typedef uint32_t agents_mask;
  * address), registered at its first call; -1, after one line saying why,
  * when AGENTS_MAX agents are registered already. */
 int agents_for_caller(const void *caller);
+/* True once, at agent k's first GetEnv, if the VM started it (-Xrun) rather
+ * than the layer's loader: the layer learns of it only then. */
+bool agents_started_by_vm_first_call(int k);
 /* The loader is about to call JVM_OnLoad of the library loaded as lib (a
  * dlopen handle's base address) for the agent named name; NULL, NULL when
  * it returned.  Names the agent when GetEnv's caller cannot be placed. */

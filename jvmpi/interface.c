@@ -14,6 +14,7 @@
 #include "gc.h"
 #include "heapdump.h"
 #include "layer.h"
+#include "loader.h"
 #include "log.h"
 #include "methods.h"
 #include "monitordump.h"
@@ -578,6 +579,9 @@ JVMPI_Interface *layer_interface_for(jint version, const void *caller)
         return NULL;
     }
     int k = agents_for_caller(caller);
+    if (k >= 0 && agents_started_by_vm_first_call(k)) {
+        loader_log_xrun_agent(agents_name(k));
+    }
     return k < 0 ? NULL : interface_for_agent(k);
 }
 

@@ -87,6 +87,7 @@ const char *loader_agents_dir(void)
  * to a ':'), read once from the process's arguments and JAVA_TOOL_OPTIONS. */
 #define XRUN_MAX 32
 static char *xrun_names[XRUN_MAX];
+static char *xrun_options[XRUN_MAX]; /* NULL: none given */
 static int xrun_count = -1;
 
 static void xrun_add(const char *arg)
@@ -99,6 +100,7 @@ static void xrun_add(const char *arg)
     }
     const char *name = arg + 5;
     size_t len = strcspn(name, ":");
+    xrun_options[xrun_count] = name[len] == ':' ? strdup(name + len + 1) : NULL;
     xrun_names[xrun_count++] = strndup(name, len);
 }
 
@@ -162,17 +164,36 @@ static void bare_name(const char *agent, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)len, b);
 }
 
-static bool named_by_xrun(const char *agent)
+/* The index of agent's -Xrun entry, or -1. */
+static int xrun_index(const char *agent)
 {
     char name[256];
     bare_name(agent, name, sizeof name);
     xrun_read();
     for (int i = 0; i < xrun_count; i++) {
         if (strcmp(xrun_names[i], name) == 0) {
-            return true;
+            return i;
         }
     }
-    return false;
+    return -1;
+}
+
+static bool named_by_xrun(const char *agent) { return xrun_index(agent) >= 0; }
+
+void loader_log_xrun_agent(const char *file)
+{
+    if (log_level < LOG_LEVEL_INFO) {
+        return;
+    }
+    int i = xrun_index(file);
+    if (i < 0) {
+        LOG_INFO("JVMPI agent in %s asked for JVMPI (not named by -Xrun on the command line)", LOG_SHOWN(file));
+        return;
+    }
+    const char *opts = xrun_options[i];
+    LOG_INFO("JVMPI agent '%s' started by the VM (-Xrun%s) from %s with options %s%s%s", LOG_SHOWN(xrun_names[i]),
+             LOG_SHOWN(xrun_names[i]), LOG_SHOWN(file), opts ? "\"" : "", opts ? LOG_SHOWN(opts) : "(none)",
+             opts ? "\"" : "");
 }
 
 int loader_xrun_agents(void)
@@ -189,7 +210,8 @@ void loader_xrun_forget(void)
 {
     for (int i = 0; i < xrun_count; i++) {
         free(xrun_names[i]);
-        xrun_names[i] = NULL;
+        free(xrun_options[i]);
+        xrun_names[i] = xrun_options[i] = NULL;
     }
     xrun_count = -1;
 }

@@ -50,6 +50,10 @@ int loader_check_xrun(const char *boot_library_path, char *err, size_t errlen);
  * their JVM_OnLoad. */
 int loader_xrun_agents(void);
 
+/* log=info: the -Xrun agent whose library is file asked for JVMPI, with the
+ * options the command line gave it. */
+void loader_log_xrun_agent(const char *file);
+
 /* Tests: read the command line and JAVA_TOOL_OPTIONS again at the next ask. */
 void loader_xrun_forget(void);
 

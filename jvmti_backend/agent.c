@@ -92,6 +92,9 @@ JNIEnv *seam_current_env(void)
 
 static void apply_pending_sources(void);
 
+/* Capabilities added once VM init has logged those held are logged apart. */
+static _Atomic bool caps_logged;
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     BEGIN_CALLBACK();
@@ -106,6 +109,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     bk_exitfrees_vm_init(env);
     layer_vm_init(env);
     bk_methods_vm_init();
+    bk_caps_log_env("held at VM init", bk.jvmti);
+    atomic_store(&caps_logged, true);
     END_CALLBACK();
 }
 
@@ -433,6 +438,9 @@ bool bk_need_capabilities(const jvmtiCapabilities *want)
         for (size_t i = 0; ok && i < sizeof held; i++) {
             h[i] |= m[i];
         }
+    }
+    if (any && ok && atomic_load(&caps_logged)) {
+        bk_caps_log("added", &missing);
     }
     pthread_mutex_unlock(&lock);
     return ok;

@@ -43,6 +43,10 @@ typedef struct {
 bool bk_need_capabilities(const jvmtiCapabilities *want);
 /* One error line for an event or request whose capabilities were not taken. */
 void bk_caps_missing(const char *what);
+/* log=info: the capabilities given, or those env holds, by name. */
+void bk_caps_log(const char *what, const jvmtiCapabilities *caps);
+void bk_caps_log_env(const char *what, jvmtiEnv *env);
+bool bk_vthreads_capability_in(const jvmtiCapabilities *caps);
 
 extern backend_globals bk;
 

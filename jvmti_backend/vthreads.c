@@ -73,6 +73,8 @@ static bool has_virtual_threads_bit(const jvmtiCapabilities *caps)
     return false;
 }
 
+bool bk_vthreads_capability_in(const jvmtiCapabilities *caps) { return has_virtual_threads_bit(caps); }
+
 static void find_mount_events(void)
 {
     jint n = 0;

@@ -96,10 +96,14 @@ unloads=$(grep -c '^CLASS_UNLOAD ' "$f")
 # -Xrun name.  The VM itself looks the -Xrun library up (its own lib directory,
 # then LD_LIBRARY_PATH, as JDK 5.0 did), so the agents directory goes on
 # LD_LIBRARY_PATH.
-LD_LIBRARY_PATH="$PROJECT_AGENTS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+# With log=info the layer names the agent the VM started, its file and its
+# options, and the JVM TI capabilities it holds.
+LD_LIBRARY_PATH="$PROJECT_AGENTS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" JVMPI_LAYER_OPTIONS=log=info \
 JAVA_TOOL_OPTIONS="-agentpath:$LAYER" run_java xrun "-Xrunclasstrace:file=$WORK/ctx.txt" -cp "$CLASSES" CtHello \
   || { cat "$WORK/xrun.err"; fail "java -Xrunclasstrace exited non-zero"; }
 expect_file_has "$WORK/xrun.out" '^done$'
+expect_file_has "$WORK/xrun.err" "^JVMPI layer: info: JVMPI agent 'classtrace' started by the VM (-Xrunclasstrace) from $PROJECT_AGENTS_DIR/libclasstrace.so with options \"file=$WORK/ctx.txt\"\$"
+expect_file_has "$WORK/xrun.err" '^JVMPI layer: info: JVM TI capabilities held at VM init: can_tag_objects .*can_generate_object_free_events'
 counts=$(check_trace "$WORK/ctx.txt") || { echo "$counts"; exit 1; }
 note "xrun: loaded/unloaded/threads = $counts"
 
