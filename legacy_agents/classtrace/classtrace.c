@@ -14,7 +14,7 @@
  *   file=<path>   where the trace goes (default: standard output)
  *   methods=y|n   also list each method with signature and line range
  *   unload=y|n    also trace class unloading
- *   help          print the options and refuse to start
+ *   help          print the options and exit
  *
  * Output, one line per event:
  *   CLASS_LOAD java.lang.String (String.java) methods=N statics=N instances=N interfaces=N
@@ -330,7 +330,7 @@ static void usage(FILE *f)
             "file=<path>     stdout    write the trace to <path> (no commas in it)\n"
             "methods=y|n     n         list each method with signature and line range\n"
             "unload=y|n      n         trace class unloading too\n"
-            "help                      print this message and do not start\n"
+            "help                      print this message and exit\n"
             "\n"
             "Example: java -Xrun" CT_NAME ":file=classes.txt,methods=y Hello\n");
 }
@@ -407,10 +407,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     if (want_help) {
+        /* Asked for: the usage is the whole answer, not a failed start. */
         usage(stdout);
         fflush(stdout);
-        free(options_copy);
-        return JNI_ERR;
+        exit(0);
     }
 
     if ((*vm)->GetEnv(vm, (void **)&jvmpi, JVMPI_VERSION_1) < 0 || jvmpi == NULL) {
