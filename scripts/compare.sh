@@ -1,8 +1,9 @@
 #!/bin/bash
-# compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] -- <java command...>
+# compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] [--cpu-interval <ms>] [--jfc <file>] -- <java command...>
 #
 # Runs a Java command once with a legacy JVMPI agent through the layer AND a
-# JFR recording (default settings, allocation and execution sampling raised),
+# JFR recording (default settings, allocation sampling raised, execution
+# sampling at the agent's own interval),
 # takes a class histogram (jcmd GC.class_histogram) of the heap at the end,
 # and writes a report that sets what the agent was told beside what JFR and
 # the histogram saw: text on the terminal, an HTML page with charts in the
@@ -13,6 +14,11 @@
 #   --out          where the files go (default: ./jvmpi-compare)
 #   --cpu-samples  the agent's CPU samples, in HPROF's text format, when the
 #                  agent is not the HPROF work-alike
+#   --cpu-interval how often the agent samples, in ms (default 10, the HPROF
+#                  work-alike's): JFR samples as often, so that both sides
+#                  rest on comparable numbers of samples
+#   --jfc          JFR's settings from this .jfc file, as they are, instead of
+#                  the default settings with sampling raised
 #
 # The command is `java ...`, or another JDK launcher (`javac ...`), whose
 # options then get -J in front.  Environment: JVMPI_LAYER=<libjvmpi.so> uses
@@ -26,13 +32,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "compare: $*" >&2; exit 1; }
 usage() {
   echo "compare: $*" >&2
-  echo "usage: scripts/compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] -- java <args...>" >&2
+  echo "usage: scripts/compare.sh [--agent <agent>[:<options>]] [--out <dir>] [--cpu-samples <file>] [--cpu-interval <ms>] [--jfc <file>] -- java <args...>" >&2
   exit 2
 }
 
 agent_spec="hprof:heap=sites,cpu=samples"
 out="$PWD/jvmpi-compare"
 cpu_file=""
+cpu_interval=10
+jfc=""
 while [ $# -gt 0 ]; do
   case $1 in
     --agent) [ $# -ge 2 ] || usage "--agent needs a value"; agent_spec=$2; shift 2 ;;
@@ -41,12 +49,22 @@ while [ $# -gt 0 ]; do
     --out=*) out=${1#--out=}; shift ;;
     --cpu-samples) [ $# -ge 2 ] || usage "--cpu-samples needs a file"; cpu_file=$2; shift 2 ;;
     --cpu-samples=*) cpu_file=${1#--cpu-samples=}; shift ;;
+    --cpu-interval) [ $# -ge 2 ] || usage "--cpu-interval needs a number of ms"; cpu_interval=$2; shift 2 ;;
+    --cpu-interval=*) cpu_interval=${1#--cpu-interval=}; shift ;;
+    --jfc) [ $# -ge 2 ] || usage "--jfc needs a file"; jfc=$2; shift 2 ;;
+    --jfc=*) jfc=${1#--jfc=}; shift ;;
     --) shift; break ;;
     -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1' (the Java command goes after --)" ;;
   esac
 done
 [ $# -gt 0 ] || usage "no command after --"
+[[ $cpu_interval =~ ^[1-9][0-9]{0,5}$ ]] || usage "--cpu-interval '$cpu_interval': expected a whole number of ms, 1 or more"
+if [ -n "$jfc" ]; then
+  [ -f "$jfc" ] || usage "--jfc '$jfc': no such file"
+  jfc=$(readlink -f "$jfc")
+  case $jfc in *,*|*:*) usage "--jfc '$jfc': the path holds a ',' or ':', which the JVM's options cannot carry" ;; esac
+fi
 cmd=("$@")
 [ -n "$agent_spec" ] && [ "${agent_spec:0:1}" != ":" ] || usage "--agent '$agent_spec': no agent name before ':'"
 
@@ -142,8 +160,9 @@ fi
 # ---- the run -------------------------------------------------------------------
 jvm_opts=("-agentpath:$layer=$agent_spec")
 if [ -z "$jfr_missing" ]; then
-  jvm_opts+=("-XX:StartFlightRecording:filename=$out/recording.jfr,dumponexit=true,settings=default,allocation-profiling=high,method-profiling=high,jdk.ClassLoadingStatistics#period=endChunk,jdk.JavaThreadStatistics#period=endChunk"
-    "-Xlog:jfr+startup=error")
+  settings="settings=default,allocation-profiling=high,method-profiling=high,jdk.ExecutionSample#period=$cpu_interval ms,jdk.ClassLoadingStatistics#period=endChunk,jdk.JavaThreadStatistics#period=endChunk"
+  [ -n "$jfc" ] && settings="settings=$jfc"
+  jvm_opts+=("-XX:StartFlightRecording:filename=$out/recording.jfr,dumponexit=true,$settings" "-Xlog:jfr+startup=error")
 fi
 run=("${cmd[0]}")
 if [ "$(basename "$real")" = java ]; then

@@ -20,6 +20,8 @@ CHART_ROWS = 15     # bars in a chart
 HTML_ROWS = 60      # rows of a table in the page
 TEXT_ROWS = 20      # rows of a table on the terminal
 FILE_ROWS = 200     # rows of a table in report.txt
+MIN_SAMPLES = 100   # fewer CPU samples on a side: shares too rough to compare
+Z95 = 1.96          # a difference beyond Z95 standard errors is marked
 
 JVMPI_COLOR = "#1f6fb2"
 OTHER_COLOR = "#e07b00"
@@ -207,6 +209,7 @@ class Side:
         self.short, self.label, self.fields = short, label, fields  # fields: [(key, heading)], the first ranks
         self.values, self.missing = values or {}, missing
         self.total = total                          # of the ranking field, when not the sum
+        self.sampled_total = total                  # all samples, when values keep only some
 
     def measure(self, item):
         return self.values.get(item, {}).get(self.fields[0][0], 0)
@@ -227,13 +230,30 @@ class Side:
 
 
 class Comparison:
-    def __init__(self, key, title, item, left, right, explain, relative=True):
+    def __init__(self, key, title, item, left, right, explain, relative=True, sampled=False, notes=()):
         self.key, self.title, self.item = key, title, item
         self.left, self.right, self.explain = left, right, explain
         self.relative = relative    # the ranking figures are comparable as they are (else: shares)
+        self.sampled = sampled      # each side counts samples: its shares carry a sampling error
+        self.notes = list(notes)    # what the reader must know about this run's figures
 
     def both(self):
         return self.left.missing is None and self.right.missing is None
+
+    def enough_samples(self):
+        return self.sampled and self.both() and min(self.left.grand(), self.right.grand()) >= MIN_SAMPLES
+
+    def error(self, item):
+        """Z95 standard errors of the difference of item's two shares (each a
+        proportion of its side's samples)."""
+        var = 0.0
+        for s in (self.left, self.right):
+            p, n = s.share(item), s.grand()
+            var += p * (1 - p) / n if n else 0.0
+        return Z95 * var ** 0.5
+
+    def beyond_error(self, item):
+        return self.enough_samples() and abs(self.right.share(item) - self.left.share(item)) > self.error(item)
 
     def agreement(self):
         """The overlap of the two top-n lists (n: TOP, or fewer when a side has
@@ -270,7 +290,10 @@ class Comparison:
             d = (b - a) / a
             return ("%+.1f%%" % (100 * d) if d < 9.995 else "x%.0f" % (b / a)), d
         d = self.right.share(item) - self.left.share(item)
-        return "%+.1f pp" % (100 * d), d
+        text = "%+.1f pp" % (100 * d)
+        if self.enough_samples():
+            text += " %s ±%.1f" % ("BEYOND" if self.beyond_error(item) else "within", 100 * self.error(item))
+        return text, d
 
 
 def rel(a, b):
@@ -306,7 +329,20 @@ def agreement_text(c):
     for heading, l, r in a["totals"]:
         f = fmt_bytes if "bytes" in heading else fmt_num
         parts.append("total %s: %s vs %s (%s)" % (heading, f(l), f(r), fmt_rel(rel(l, r))))
+    if c.sampled:
+        parts.append(sampling_text(c, a["n"]))
     return "; ".join(parts)
+
+
+def sampling_text(c, n):
+    counts = "samples in methods both sampled: %s %s of %s, %s %s of %s" % (
+        c.left.short, fmt_num(c.left.grand()), fmt_num(c.left.sampled_total),
+        c.right.short, fmt_num(c.right.grand()), fmt_num(c.right.sampled_total))
+    if not c.enough_samples():
+        return counts + "; too few to tell a real difference (fewer than %d on a side)" % MIN_SAMPLES
+    top = set(c.left.top(n)) | set(c.right.top(n))
+    beyond = sorted(i for i in top if c.beyond_error(i))
+    return counts + "; %d of the top-%d methods differ beyond sampling error (95%%)" % (len(beyond), n)
 
 
 # ---- the comparisons, from what was read --------------------------------------------
@@ -364,9 +400,36 @@ def comparisons(led, hist, jfr, cpu):
         methods, total = get(cpu)
         return methods, total
 
+    hot_notes = []
+    if not isinstance(led, Missing) and led["events"].get("OBJECT_ALLOC", {}).get("enabled"):
+        hot_notes.append("this run also tracked allocations (the agent enabled OBJECT_ALLOC): every allocation "
+                         "then runs the agent's handler, which moves the agent's CPU samples into allocating "
+                         "methods; compare CPU profiles from a run with CPU sampling alone (cpu=samples)")
+
+    def common_methods(c):
+        """CPU shares are compared over the methods both sides sampled: what
+        one side alone saw (the agent: JFR's own start-up before the
+        recording began, threads in native code; JFR: threads the agent did
+        not sample) is named in a note, not mixed into the shares."""
+        if not c.both():
+            return c
+        common = set(c.left.values) & set(c.right.values)
+        for s in (c.left, c.right):
+            alone = sorted(((s.measure(i), i) for i in s.values if i not in common), reverse=True)
+            total, outside = s.grand(), sum(n for n, _ in alone)
+            s.values = {i: v for i, v in s.values.items() if i in common}
+            s.total = None
+            s.sampled_total = total
+            if outside:
+                c.notes.append("%s: %s of its %s samples (%.0f%%) are in methods the other side has no sample of, "
+                               "left out of the shares; the most: %s" % (
+                                   s.short, fmt_num(outside), fmt_num(total), 100.0 * outside / total,
+                                   ", ".join("%s %s" % (i, fmt_num(n)) for n, i in alone[:3])))
+        return c
+
     jvmpi_bytes = [("bytes", "bytes"), ("objects", "objects")]
     jfr_bytes = [("bytes", "bytes (est.)"), ("samples", "samples")]
-    return [
+    comps = [
         Comparison("live", "Live objects at the end, by class", "class",
                    side("JVMPI", "JVMPI (OBJECT_ALLOC - OBJECT_FREE)", jvmpi_bytes, live),
                    side("histogram", "histogram (jcmd GC.class_histogram)", [("bytes", "bytes"), ("objects", "objects")],
@@ -396,15 +459,21 @@ def comparisons(led, hist, jfr, cpu):
                    side("agent", "agent (CPU SAMPLES)", [("samples", "samples")], agent_cpu),
                    side("JFR", "JFR (execution samples)", [("samples", "samples")], jfr_table("exec")),
                    "Where the threads were running when sampled, by top-frame method: the legacy agent's CPU "
-                   "samples (the HPROF work-alike's cpu=samples, every 10 ms) beside JFR's jdk.ExecutionSample "
-                   "(every 10 ms). The two sample at different moments and count differently, so shares are "
-                   "compared, not counts; a method with a share of a few percent has a few samples, and a few "
-                   "points of difference mean little. The agent samples from VM init, JFR from the end of its "
-                   "own start-up; and JFR samples only threads running Java code, while the agent also counts a "
-                   "thread that is inside the agent's own event handlers (heap=sites makes every allocation "
-                   "slower, and the allocating methods rank higher for the agent).",
-                   relative=False),
+                   "samples (the HPROF work-alike's cpu=samples, every 10 ms) beside JFR's jdk.ExecutionSample, "
+                   "taken at the same interval. The two count differently, so shares are compared, not counts. "
+                   "Shares are taken over the methods both sides sampled; what one side alone saw is named in a "
+                   "note. Each share is an estimate from that side's samples: with n samples a share p is off by "
+                   "up to 1.96*sqrt(p(1-p)/n) (95%). The diff column gives the difference of the two shares, and whether "
+                   "it is BEYOND that error of both sides together (a real difference between what the two tools "
+                   "saw) or within it (sampling noise). With fewer than 100 samples on a side nothing is marked. "
+                   "The two tools can really disagree: the agent asks where each thread is at the moment it "
+                   "samples, from any state; JFR samples only threads running Java code, and attributes the "
+                   "sample to the Java frame it can walk to, so time in intrinsics and in code JFR cannot walk "
+                   "lands elsewhere. The agent samples from VM init, JFR from the end of its own start-up.",
+                   relative=False, sampled=True, notes=hot_notes),
     ]
+    comps[-1] = common_methods(comps[-1])
+    return comps
 
 
 def counts(led, jfr):
@@ -485,6 +554,8 @@ def text_report(meta, comps, count_rows, rows_per_table, cut_names=True):
             if s.missing:
                 out.append("   %s: MISSING: %s" % (s.label, s.missing))
         out.append("   agreement: " + agreement_text(c))
+        for note in c.notes:
+            out.append("   note: " + note)
         shown = [i for i in c.rows()][:rows_per_table]
         if not shown:
             continue
@@ -628,6 +699,7 @@ CSS = """
 body { font-family: sans-serif; margin: 24px; color: #222; max-width: 1200px; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 .meta td { padding: 1px 12px 1px 0; } .meta td:first-child { color: #666; }
+.note { background: #f4f4ff; border-left: 4px solid #66c; padding: 6px 10px; margin: 6px 0; }
 .missing { background: #fff0f0; border-left: 4px solid #c00; padding: 6px 10px; margin: 6px 0; }
 .failed { background: #fff7e0; border-left: 4px solid #e0a000; padding: 6px 10px; }
 .explain { color: #444; max-width: 60em; }
@@ -671,6 +743,8 @@ def html_report(meta, comps, count_rows):
                 parts.append('<p class="missing" data-missing="%s"><b>%s is missing:</b> %s</p>'
                              % ("jvmpi" if s is c.left else "other", E(s.label), E(s.missing)))
         parts.append(html_agreement(c))
+        for note in c.notes:
+            parts.append('<p class="note" data-note="%s">%s</p>' % (c.key, E(note)))
         parts.append(svg_bars(c))
         rows = c.rows()
         if rows:

@@ -3,10 +3,12 @@
 # agent written against jvmpi.h alone) profiling a real Java program on a
 # current JDK through the layer.
 #  1. javac compiling a real source tree (60 files of java.util, from the
-#     JDK's own sources), profiled with
-#     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,
-#     run by scripts/compare.sh: JFR records the same run, and a class
-#     histogram is taken at its end;
+#     JDK's own sources), profiled twice, each run by scripts/compare.sh (JFR
+#     records the same run, and a class histogram is taken at its end): with
+#     javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites for where it
+#     allocates, and with hprof:cpu=samples for where it spends its time
+#     (tracking every allocation would move CPU samples into the allocating
+#     methods, so the CPU comparison takes a run of its own);
 #  2. a small program started with the JDK 1.2-5.0 command line
 #     java -Xrunhprof:heap=sites,..., the layer added through JAVA_TOOL_OPTIONS.
 # Each shows the top rows of the profile with the stack of every row under it.
@@ -187,19 +189,27 @@ echo
 echo "demo: javac ($JDK) compiling 60 files of java.util, profiled by hprof through the layer,"
 echo "      with JFR recording the same run (scripts/compare.sh)"
 PROFILE=$DEMO/javac.hprof.txt
+CPU_PROFILE=$DEMO/javac.cpu.hprof.txt
 COMPARE=$DEMO/compare
-if ! JVMPI_LAYER=$LAYER bash "$ROOT/scripts/compare.sh" --agent "hprof:heap=sites,cpu=samples,depth=6,file=$PROFILE" \
-  --out "$COMPARE" -- "$JDK/bin/javac" --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn \
-  -XDignore.symbol.file -proc:none "@$TREE/sources.args" >"$DEMO/compare.log" 2>&1; then
-  tail -20 "$DEMO/compare.log" >&2
-  echo "demo: the javac run failed (see $DEMO/compare.log)" >&2
-  exit 1
-fi
-grep -q '^compare: the command exited with code 0$' "$DEMO/compare.log" ||
-  { tail -20 "$DEMO/compare.log" >&2; echo "demo: javac failed (see $DEMO/compare.log)" >&2; exit 1; }
-show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,cpu=samples,depth=6,file=build/demo/javac.hprof.txt ..." \
+CPU_COMPARE=$DEMO/compare-cpu
+# compare_javac OPTIONS FILE OUT: javac through compare.sh with hprof:OPTIONS.
+compare_javac() {
+  if ! JVMPI_LAYER=$LAYER bash "$ROOT/scripts/compare.sh" --agent "hprof:$1,depth=6,file=$2" \
+    --out "$3" -- "$JDK/bin/javac" --patch-module "java.base=$TREE/src/java.base" -d "$DEMO/out-javac" -nowarn \
+    -XDignore.symbol.file -proc:none "@$TREE/sources.args" >"$3.log" 2>&1; then
+    tail -20 "$3.log" >&2
+    echo "demo: the javac run failed (see $3.log)" >&2
+    exit 1
+  fi
+  grep -q '^compare: the command exited with code 0$' "$3.log" ||
+    { tail -20 "$3.log" >&2; echo "demo: javac failed (see $3.log)" >&2; exit 1; }
+}
+compare_javac heap=sites "$PROFILE" "$COMPARE"
+compare_javac cpu=samples "$CPU_PROFILE" "$CPU_COMPARE"
+show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:heap=sites,depth=6,file=build/demo/javac.hprof.txt ..." \
   "$PROFILE" "SITES" 5
-show "(same run)" "$PROFILE" "CPU SAMPLES" 5
+show "javac -J-agentpath:build/lib/libjvmpi.so=hprof:cpu=samples,depth=6,file=build/demo/javac.cpu.hprof.txt ..." \
+  "$CPU_PROFILE" "CPU SAMPLES" 5
 # javac's own classes must be among the allocation sites.
 grep -q 'com\.sun\.tools\.javac\.' "$PROFILE" || { echo "demo: no javac class in $PROFILE" >&2; exit 1; }
 
@@ -216,17 +226,26 @@ show "LD_LIBRARY_PATH=build/lib/agents JAVA_TOOL_OPTIONS=-agentpath:build/lib/li
 # package shapes); here, the program's classes must be in the profile at all.
 grep -q 'shapes\.' "$DEMO/java.hprof.txt" || { echo "demo: the program's classes are missing from the profile" >&2; exit 1; }
 
-# The comparison of the javac run: each section's agreement line.
+# The comparison of the javac runs: each section's agreement line, the CPU
+# section from the run that sampled CPU alone.
 echo
-echo "== javac: the hprof profile against JFR and a class histogram of the same run"
-awk '/^== / { title = substr($0, 4); sub(/:.*/, "", title) } /^   agreement: / { sub(/^   agreement: /, ""); printf "   %-45s %s\n", title, $0 }' \
-  "$COMPARE/report.txt"
+echo "== javac: the hprof profiles against JFR and a class histogram of the same runs"
+agreements() {
+  awk -v want="$2" '/^== / { title = substr($0, 4); sub(/:.*/, "", title); on = (title ~ want) }
+    on && /^   (agreement|note): / { sub(/^   agreement: /, ""); sub(/^   note: /, "   note: ");
+      printf "   %-45s %s\n", title, $0; title = "" }' "$1"
+}
+agreements "$COMPARE/report.txt" '^(Live|Allocation)'
+agreements "$CPU_COMPARE/report.txt" '^Hot methods'
 awk '/^== Events/ { on = 1; next } on && NF { print "   " substr($0, 4) }' "$COMPARE/report.txt"
-[ -s "$COMPARE/report.html" ] || { echo "demo: no comparison report in $COMPARE" >&2; exit 1; }
+for r in "$COMPARE" "$CPU_COMPARE"; do
+  [ -s "$r/report.html" ] || { echo "demo: no comparison report in $r" >&2; exit 1; }
+done
 
 echo
-echo "demo: done; profiles in $DEMO (javac.hprof.txt, java.hprof.txt)"
+echo "demo: done; profiles in $DEMO (javac.hprof.txt, javac.cpu.hprof.txt, java.hprof.txt)"
 echo "      other modes: heap=dump, cpu=times, monitor=y, format=b (readable by VisualVM), net=host:port;"
 echo "      java -agentpath:build/lib/libjvmpi.so=hprof:help lists them all."
-echo "demo: the javac run compared with JFR and a class histogram, tables and charts:"
-echo "      $COMPARE/report.html  (text: $COMPARE/report.txt; docs/compare.md explains it)"
+echo "demo: the javac runs compared with JFR and a class histogram, tables and charts:"
+echo "      $COMPARE/report.html (allocations) and $CPU_COMPARE/report.html (CPU);"
+echo "      text beside each as report.txt; docs/compare.md explains them"
