@@ -29,6 +29,7 @@
 #include <uthash.h>
 
 #include "backend.h"
+#include "bootmethods.h"
 #include "classfile.h"
 #include "inject.h"
 #include "tls.h"
@@ -49,6 +50,7 @@ typedef struct {
      * which INSTRUCTION_START's offsets and branch outcomes are about. */
     unsigned char *code;
     jint code_len;
+    const bootmethods_name *boot; /* a boot class's: found by name, not by frame */
 } hook_method;
 
 static hook_method *_Atomic chunks[MAX_CHUNKS];
@@ -154,44 +156,24 @@ static void memo_put(memo_table *t, jmethodID method, void *value)
     pthread_mutex_unlock(&t->lock);
 }
 
-/* The method of cls with this name and signature, or, name NULL, its
- * first renamed native; false when the class's methods cannot be had (a
- * class not yet prepared). */
-static bool class_method(jclass cls, const char *name, const char *sig, jmethodID *found)
-{
-    jint n = 0;
-    jmethodID *all = NULL;
-    *found = NULL;
-    if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetClassMethods, cls, &n, &all))) {
-        return false;
-    }
-    for (jint i = 0; i < n && *found == NULL; i++) {
-        char *n2 = NULL, *s2 = NULL;
-        if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, all[i], &n2, &s2, NULL)) &&
-            (name == NULL ? bk_methodhooks_hidden_name(n2)
-                          : strcmp(n2, name) == 0 && strcmp(s2, sig) == 0)) {
-            *found = all[i];
-        }
-        bk_deallocate(n2);
-        bk_deallocate(s2);
-    }
-    bk_deallocate(all);
-    return true;
-}
-
 /* jmethodID -> its hook_method, for the original code of a stepped method */
 static memo_table stepped = {NULL, PTHREAD_MUTEX_INITIALIZER};
 
 /* The method of the frame that called the hook (depth 1: the hook's own
- * native frame is 0).  A virtual thread's code between its unmount and its
- * next mount (JDK 21 and later) has no frames JVM TI will show, and JVM TI
- * posts no events for it either: a method first called there is not known
- * yet, and its calls there are not reported. */
-static __attribute__((noinline)) jmethodID method_first(hook_method *m)
+ * native frame is 0), or for a boot class's the method of that name
+ * (bootmethods.h says why).  A virtual thread's code between its unmount
+ * and its next mount (JDK 21 and later) has no frames JVM TI will show,
+ * and JVM TI posts no events for it either: a method first called there
+ * in a class not of the boot loader is not known yet, and its calls there
+ * are not reported. */
+static __attribute__((noinline)) jmethodID method_first(JNIEnv *env, hook_method *m)
 {
-    jmethodID method;
+    jmethodID method = NULL;
     jlocation where;
-    if (!JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
+    if (m->boot != NULL) {
+        method = bootmethods_find(env, m->boot);
+    }
+    if (method == NULL && !JVMTI_OK(JVMTI_TRY(hooks_env, GetFrameLocation, NULL, 1, &method, &where))) {
         return NULL;
     }
     if (m->code != NULL) {
@@ -204,10 +186,10 @@ static __attribute__((noinline)) jmethodID method_first(hook_method *m)
 /* The hooks run at every Java call: they and what they call here are inline. */
 #define HOT static inline __attribute__((always_inline))
 
-HOT jmethodID method_of(hook_method *m)
+HOT jmethodID method_of(JNIEnv *env, hook_method *m)
 {
     jmethodID method = atomic_load_explicit(&m->method, memory_order_relaxed);
-    return method != NULL ? method : method_first(m);
+    return method != NULL ? method : method_first(env, m);
 }
 
 /* ---- the natives ------------------------------------------------------------ */
@@ -364,7 +346,7 @@ HOT void entry(JNIEnv *env, jint id, jobject self)
     if (m == NULL) {
         return;
     }
-    jmethodID method = method_of(m);
+    jmethodID method = method_of(env, m);
     if (method != NULL) {
         entry_of(env, m, method, self);
     }
@@ -394,7 +376,7 @@ static void JNICALL hook_exit(JNIEnv *env, jclass cls, jint id)
     if (m == NULL) {
         return;
     }
-    jmethodID method = method_of(m);
+    jmethodID method = method_of(env, m);
     if (method != NULL) {
         layer_method_exit(env, method);
     }
@@ -413,7 +395,7 @@ HOT void leaf(JNIEnv *env, jint id, jobject self)
     if (m == NULL) {
         return;
     }
-    jmethodID method = method_of(m);
+    jmethodID method = method_of(env, m);
     if (method != NULL && atomic_load_explicit(&entry_on, memory_order_relaxed)) {
         entry_of(env, m, method, self);
     }
@@ -449,7 +431,7 @@ static void JNICALL hook_step(JNIEnv *env, jclass cls, jint id, jint offset)
     if (m == NULL) {
         return;
     }
-    jmethodID method = method_of(m);
+    jmethodID method = method_of(env, m);
     if (method != NULL) {
         layer_single_step(env, method, offset & 0xffff);
     }
@@ -552,7 +534,7 @@ static bool has_wrappers(const char *name, jclass klass)
         return false;
     }
     jmethodID renamed = NULL;
-    if (!class_method(klass, NULL, NULL, &renamed)) {
+    if (!bootmethods_class_method(klass, NULL, NULL, bk_methodhooks_hidden_name, &renamed)) {
         return true; /* not prepared: a class of this name was wrapped */
     }
     return renamed != NULL;
@@ -669,6 +651,10 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         for (uint16_t i = 0; i < cf->method_count; i++) {
             const char *mname = classfile_utf8(cf, cf->methods[i].name_index);
             id_slot((jint)(first + i))->ctor = mname != NULL && strcmp(mname, "<init>") == 0;
+        }
+        bootmethods_name *names = loader == NULL && name != NULL ? bootmethods_keep(name, cf) : NULL;
+        for (uint16_t i = 0; names != NULL && i < cf->method_count; i++) {
+            id_slot((jint)(first + i))->boot = &names[i];
         }
         unsigned char *copy = NULL;
         if (outlen <= INT32_MAX && JVMTI_OK(JVMTI_CALL(jvmti, Allocate, (jlong)outlen, &copy))) {
@@ -1027,7 +1013,7 @@ static jmethodID find_current(jmethodID method)
     JNIEnv *env = seam_current_env();
     if (env != NULL && JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodDeclaringClass, method, &cls)) &&
         JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &name, &sig, NULL))) {
-        class_method(cls, name, sig, &current);
+        bootmethods_class_method(cls, name, sig, NULL, &current);
     }
     bk_deallocate(name);
     bk_deallocate(sig);
