@@ -77,7 +77,7 @@ void bk_exitfrees_count(void); /* every ObjectFree callback */
 void bk_exitfrees_thread_end(JNIEnv *env);
 /* Called first by every collection and heap pass the layer asks for. */
 void bk_exitfrees_wait(void);
-void bk_exitfrees_vm_death(JNIEnv *env);
+void bk_exitfrees_vm_death(void);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 

@@ -20,15 +20,8 @@
  * and waits for nobody), and waits until no free has come for a few
  * milliseconds with no collection finished meanwhile; the layer's own
  * collections and heap passes on other threads wait from then until
- * VMDeath.  Collections the program's allocations would start are held
- * off from then until VMDeath too, by a JNI critical section the exiting
- * thread holds (on the JDKs whose collectors wait for those: up to 21
- * with G1, every JDK with the serial and parallel ones): one that ended
- * after the last pass (seen on JDK 21, one run in some fifty under a
- * signal storm) would leave the Service Thread posting as VM death
- * flushes, and the cycle above again.  G1 from JDK 22 on pins a region for
- * a critical section instead of waiting: there that window stays (seen
- * once on Temurin 25, with the machine's two cores loaded eightfold).
+ * VMDeath.  VM death's own flush then finds nothing to do, unless the
+ * program's allocations start a collection in the microseconds between.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -110,9 +103,6 @@ static bool exiting_thread(JNIEnv *env)
 
 static atomic_ulong frees_posted;
 static atomic_bool done;
-/* The exiting thread's critical section, from its end to VMDeath. */
-static jbyteArray held_array; /* global reference */
-static void *held_elems;
 
 /* From the exiting thread's end to VMDeath, the layer's own collections and
  * heap passes on other threads (RunGC in a DATA_DUMP_REQUEST handler, a
@@ -136,12 +126,8 @@ void bk_exitfrees_wait(void)
     pthread_mutex_unlock(&hold_lock);
 }
 
-void bk_exitfrees_vm_death(JNIEnv *env)
+void bk_exitfrees_vm_death(void)
 {
-    if (held_elems != NULL && pthread_equal(holder, pthread_self())) {
-        (*env)->ReleasePrimitiveArrayCritical(env, held_array, held_elems, JNI_ABORT);
-        held_elems = NULL;
-    }
     pthread_mutex_lock(&hold_lock);
     atomic_store(&holding, false);
     pthread_cond_broadcast(&hold_cond);
@@ -158,14 +144,6 @@ void bk_exitfrees_thread_end(JNIEnv *env)
     holder = pthread_self();
     atomic_store(&holding, true);
     pthread_mutex_unlock(&hold_lock);
-    /* Taken once a collection under way has ended: none starts after it. */
-    jbyteArray one = (*env)->NewByteArray(env, 1);
-    held_array = one != NULL ? (*env)->NewGlobalRef(env, one) : NULL;
-    (*env)->ExceptionClear(env);
-    if (one != NULL) {
-        (*env)->DeleteLocalRef(env, one);
-    }
-    held_elems = held_array != NULL ? (*env)->GetPrimitiveArrayCritical(env, held_array, NULL) : NULL;
     const struct timespec pause = {0, QUIET_MS * 1000000L};
     for (int waited = 0; waited < QUIET_MAX_MS; waited += QUIET_MS) {
         unsigned long pauses = atomic_load(&bk.pauses_finished);
