@@ -154,19 +154,6 @@ static void check_arrays_only(const classfile *cf, const classfile *back, uint16
     free(rs);
 }
 
-static classfile *round_trip(classfile *cf, const inject_hooks *h, const char *path, int *changed)
-{
-    char err[300] = "";
-    *changed = inject_class(cf, h, err, sizeof err);
-    ck_assert_msg(*changed >= 0, "%s refused: %s", path, err);
-    uint8_t *out;
-    size_t outlen;
-    ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", path, err);
-    classfile *back = parse_ok(out, outlen, path);
-    free(out);
-    return back;
-}
-
 START_TEST(test_arrays_alone)
 {
     path_list l = test_classes();
@@ -178,7 +165,7 @@ START_TEST(test_arrays_alone)
         classfile *cf = parse_ok(data, len, l.paths[i]);
         classfile *orig = parse_ok(data, len, l.paths[i]);
         int changed;
-        classfile *back = round_trip(cf, &arrays_only, l.paths[i], &changed);
+        classfile *back = inject_round_trip(cf, &arrays_only, l.paths[i], &changed);
         counts before = seen;
         for (uint16_t m = 0; m < orig->method_count; m++)
             check_arrays_only(orig, back, m, &seen);
@@ -223,7 +210,7 @@ START_TEST(test_arrays_with_method_hooks)
             free(s);
         }
         int changed;
-        classfile *back = round_trip(cf, &with_methods, l.paths[i], &changed);
+        classfile *back = inject_round_trip(cf, &with_methods, l.paths[i], &changed);
         int got = 0;
         for (uint16_t m = 0; m < back->method_count; m++) {
             const classfile_code *c = classfile_code_of(&back->methods[m]);
