@@ -983,12 +983,17 @@ static bool apply_locked(void)
     bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
     bool steps = atomic_load(&step_on);
     bool allocs = atomic_load(&allocs_on);
+    /* The array hooks stay once in: an agent that switches OBJECT_ALLOC
+     * off and on (HPROF around a dump, say) would otherwise cost a
+     * retransformation of every class at each switch.  Off, each array
+     * allocation pays one native call that returns at once. */
+    bool arrays = allocs || atomic_load(&arraying);
     bool receives = (want && atomic_load(&receiver_on)) || allocs;
     JNIEnv *env = seam_current_env();
     if (allocs && hooks_env == NULL && env != NULL && !(make_env() && define_hooks_class(env))) {
         return false;
     }
-    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping) || allocs != atomic_load(&arraying)) &&
+    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping) || arrays != atomic_load(&arraying)) &&
         env != NULL) {
         if (want && hooks_env == NULL) {
             ok = make_env() && define_hooks_class(env);
@@ -997,8 +1002,8 @@ static bool apply_locked(void)
             atomic_store(&rewriting, want);
             atomic_store(&stepping, steps);
             atomic_store(&receiving, receives);
-            atomic_store(&arraying, allocs);
-            if (want || allocs || atomic_load(&any_rewritten)) {
+            atomic_store(&arraying, arrays);
+            if (want || arrays || atomic_load(&any_rewritten)) {
                 retransform_loaded(env);
             }
         }
