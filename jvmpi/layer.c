@@ -109,6 +109,7 @@ static jint read_layer_options(void)
     vthreads_carriers = lopts.vthreads_carriers;
     methods_jvmti = lopts.methods_jvmti;
     monitordump_set_traces(lopts.monitordump_traces);
+    seam_alloc_hooks(lopts.allocs_hooks);
     if (log_set_file(lopts.log_file) != 0) {
         LOG_ERROR("JVMPI_LAYER_OPTIONS: cannot open logfile %s: %s", LOG_SHOWN(lopts.log_file), strerror(errno));
         options_layer_free(&lopts);

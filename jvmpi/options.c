@@ -71,11 +71,12 @@ static const choice choices[] = {
     {"vthreads", "threads", "carriers", "carriers", offsetof(options_layer, vthreads_carriers)},
     {"methods", "rewrite", "jvmti", "jvmti", offsetof(options_layer, methods_jvmti)},
     {"monitordump", "jdk5", "traces", "traces", offsetof(options_layer, monitordump_traces)},
+    {"allocs", "auto", "hooks", "hooks", offsetof(options_layer, allocs_hooks)},
 };
 
 #define KNOWN                                                                                                  \
     "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>, "       \
-    "methods=<rewrite|jvmti>, monitordump=<jdk5|traces>, ledger=<path>, ledgerhold=<seconds>"
+    "methods=<rewrite|jvmti>, monitordump=<jdk5|traces>, allocs=<auto|hooks>, ledger=<path>, ledgerhold=<seconds>"
 
 /* Options whose value is a path, which may hold commas. */
 static bool is_path_option(const char *name, size_t len)
@@ -157,6 +158,7 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     out->vthreads_carriers = false;
     out->methods_jvmti = false;
     out->monitordump_traces = false;
+    out->allocs_hooks = false;
     out->ledger_file = NULL;
     out->ledger_hold_s = 0;
     if (text == NULL || *text == '\0') {

@@ -1,7 +1,7 @@
 /*
  * options - the two option strings the layer reads:
  *   -agentpath:libjvmpi.so=<agent>[:<agent options>]   (what followed -Xrun)
- *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>][,vthreads=<threads|carriers>][,methods=<rewrite|jvmti>][,monitordump=<jdk5|traces>]
+ *   JVMPI_LAYER_OPTIONS=log=<error|warn|info|debug>[,logfile=<path>][,caps=<auto|all>][,classcache=<auto|off>][,vthreads=<threads|carriers>][,methods=<rewrite|jvmti>][,monitordump=<jdk5|traces>][,allocs=<auto|hooks>]
  *                       [,ledger=<path>][,ledgerhold=<seconds>]
  */
 #ifndef JVMPI_OPTIONS_H_
@@ -27,6 +27,7 @@ typedef struct {
     bool vthreads_carriers; /* vthreads=carriers (true) or threads */
     bool methods_jvmti;   /* methods=jvmti (true) or rewrite */
     bool monitordump_traces; /* monitordump=traces (true) or jdk5 */
+    bool allocs_hooks;    /* allocs=hooks (true) or auto */
     char *ledger_file;    /* ledger=<path>: NULL when not given */
     int ledger_hold_s;    /* ledgerhold=<seconds>: 0 when not given */
 } options_layer;

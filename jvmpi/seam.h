@@ -151,6 +151,11 @@ bool seam_source_set(seam_source source, bool on);
 
 /* ---- services of the backend ------------------------------------------ */
 
+/* allocs=hooks: OBJECT_ALLOC from the layer's allocation hooks even where
+ * the VM's sampler sees every allocation.  Called once the layer's options
+ * are read, before any agent can enable an event. */
+void seam_alloc_hooks(bool forced);
+
 /* A VM system property (malloc'd copy), NULL when unset.  Any phase. */
 char *seam_system_property(const char *name);
 

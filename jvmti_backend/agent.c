@@ -318,6 +318,20 @@ void seam_halt(jint code)
 
 /* ---- Agent_OnLoad ------------------------------------------------------------------- */
 
+/* Whether SampledObjectAlloc at interval 0 reports every allocation on JVM
+ * TI major version major.  On JDK 11, after an allocation too large for a
+ * thread's TLAB the VM samples nothing more in that TLAB until the thread
+ * takes its next one; JDK 17 samples them all.  JDK 12 to 16 are not
+ * checked: they take the hooks, which are complete on any JDK. */
+static bool sampler_complete(jint major) { return major >= 17; }
+
+void seam_alloc_hooks(bool forced)
+{
+    if (forced) {
+        bk.sampled_alloc = false;
+    }
+}
+
 static bool create_envs(JavaVM *vm)
 {
     if ((*vm)->GetEnv(vm, (void **)&bk.jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
@@ -340,18 +354,21 @@ static bool create_envs(JavaVM *vm)
     caps.can_get_thread_cpu_time = 1;
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
-    /* Where sampling at interval 0 is missing (JVM TI before 11), the VM's
-     * own allocations come from VMObjectAlloc and the program's from the
-     * rewriter's allocation hooks. */
+    /* Where sampling at interval 0 is missing (JVM TI before 11) or misses
+     * allocations (JDK 11: see sampler_complete), the VM's own allocations
+     * come from VMObjectAlloc, JNI's from the JNI function table and the
+     * program's from the rewriter's allocation hooks.  VMObjectAlloc is
+     * taken on every JDK, for allocs=hooks (seam_alloc_hooks). */
     jint version = 0;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetVersionNumber, &version))) {
         return false;
     }
-    bk.live_frames = ((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 9;
-    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
+    jint major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    bk.live_frames = major >= 9;
+    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events && sampler_complete(major);
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
-    caps.can_generate_vm_object_alloc_events = !bk.sampled_alloc;
+    caps.can_generate_vm_object_alloc_events = 1;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, AddCapabilities, &caps))) {
         return false;
     }
@@ -377,11 +394,8 @@ static bool create_envs(JavaVM *vm)
     cb.ClassPrepare = bk_on_class_prepare;
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.DataDumpRequest = on_data_dump_request;
-    if (bk.sampled_alloc) {
-        cb.SampledObjectAlloc = bk_on_sampled_alloc;
-    } else {
-        cb.VMObjectAlloc = bk_on_vm_object_alloc;
-    }
+    cb.SampledObjectAlloc = bk_on_sampled_alloc;
+    cb.VMObjectAlloc = bk_on_vm_object_alloc;
     cb.ObjectFree = bk_on_object_free;
     cb.GarbageCollectionStart = bk_on_gc_start;
     cb.GarbageCollectionFinish = bk_on_gc_finish;

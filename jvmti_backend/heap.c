@@ -331,18 +331,23 @@ void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     }
 }
 
+/* Called from the program's own code (rewritten classes, JNI), which runs
+ * on after VM death too: the callback guard keeps JVM TI out of it then. */
 void bk_heap_constructed(JNIEnv *env, jobject object)
 {
     jlong tag = 0, size = 0;
-    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed) || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
-        !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
+    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed) || !bk_callback_enter()) {
         return;
     }
-    jclass klass = (*env)->GetObjectClass(env, object);
-    if (klass != NULL) {
-        bk_on_sampled_alloc(bk.jvmti, env, NULL, object, klass, size);
-        (*env)->DeleteLocalRef(env, klass);
+    if (JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) && tag == 0 &&
+        JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
+        jclass klass = (*env)->GetObjectClass(env, object);
+        if (klass != NULL) {
+            bk_on_sampled_alloc(bk.jvmti, env, NULL, object, klass, size);
+            (*env)->DeleteLocalRef(env, klass);
+        }
     }
+    bk_callback_exit();
 }
 
 bool seam_object_info_of(JNIEnv *env, jobjectID id, seam_object_info *out)

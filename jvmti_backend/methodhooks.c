@@ -59,7 +59,7 @@ static _Atomic uint32_t next_id = 1;
 
 static jvmtiEnv *hooks_env;
 static _Atomic(jclass) hooks_class; /* global ref, once defined */
-#define HOOKS_NATIVES 7
+#define HOOKS_NATIVES 9
 #define HOOKS_METHODS (HOOKS_NATIVES + 2)
 static _Atomic(jmethodID) hooks_methods[HOOKS_METHODS]; /* its methods: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
@@ -70,8 +70,9 @@ static _Atomic bool stepping; /* new classes get the instruction hooks too */
  * can read (ctor_receiver): what METHOD_ENTRY2 needs. */
 static _Atomic bool receiving;
 /* OBJECT_ALLOC without SampledObjectAlloc: java.lang.Object's constructor
- * passes its receiver for that too. */
+ * passes its receiver for that too, and every array allocation its array. */
 static _Atomic bool allocs_on;
+static _Atomic bool arraying; /* new classes get the array hooks */
 static _Atomic bool any_rewritten, any_wrapped;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
@@ -422,6 +423,38 @@ static void JNICALL hook_exit_init(JNIEnv *env, jclass cls, jobject self, jint i
     hook_exit(env, cls, id);
 }
 
+/* An array made by bytecode (rewriter/arrayhooks.h), as it is made: no
+ * other event can have named it yet. */
+static void JNICALL hook_new_array(JNIEnv *env, jclass cls, jobject array)
+{
+    if (atomic_load_explicit(&allocs_on, memory_order_relaxed) && !in_hook && !bk_own_call) {
+        bk_heap_constructed(env, array);
+    }
+}
+
+/* The arrays of the inner dimensions are the outer one's elements, made
+ * with it: reported after it, depth first, as the VM made them. */
+static void new_arrays(JNIEnv *env, jobject array, jint dims)
+{
+    bk_heap_constructed(env, array);
+    jsize n = dims > 1 && array != NULL ? (*env)->GetArrayLength(env, array) : 0;
+    for (jsize i = 0; i < n; i++) {
+        jobject inner = (*env)->GetObjectArrayElement(env, array, i);
+        new_arrays(env, inner, dims - 1);
+        if (inner != NULL) {
+            (*env)->DeleteLocalRef(env, inner);
+        }
+    }
+}
+
+static void JNICALL hook_new_multi_array(JNIEnv *env, jclass cls, jobject array, jint dims)
+{
+    if (atomic_load_explicit(&allocs_on, memory_order_relaxed) && !in_hook && !bk_own_call &&
+        (*env)->EnsureLocalCapacity(env, dims) == 0) {
+        new_arrays(env, array, dims);
+    }
+}
+
 static void JNICALL hook_step(JNIEnv *env, jclass cls, jint id, jint offset)
 {
     if (!atomic_load_explicit(&step_on, memory_order_relaxed)) {
@@ -605,11 +638,13 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
      * must not get any.  Its hooks then do nothing. */
     bool kept = redefined != NULL && has_wrappers(name, redefined);
     bool object_alone = atomic_load(&allocs_on) && name != NULL && strcmp(name, "java/lang/Object") == 0;
-    if (!atomic_load(&rewriting) && !kept && !object_alone) {
+    bool methods = atomic_load(&rewriting) || kept || object_alone;
+    bool arrays = atomic_load(&arraying);
+    if (!methods && !arrays) {
         bk_callback_exit();
         return;
     }
-    bool wrap = kept || (redefined == NULL && wraps_natives_of(env, loader));
+    bool wrap = methods && (kept || (redefined == NULL && wraps_natives_of(env, loader)));
     const char *shown = name != NULL ? name : "(a class without a name)";
     char err[300] = "";
     classfile *cf = classfile_parse(data, (size_t)len, err, sizeof err);
@@ -629,7 +664,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     unstepped_ctx where = {shown, wraps_natives_of(env, loader)};
     if (first != 0) {
         inject_hooks hooks = {.hooks_class = HOOKS_CLASS,
-                              .enter = "enter",
+                              .enter = methods ? "enter" : NULL,
                               .enter_this = "enterThis",
                               .exit = "exit",
                               .exit_init = atomic_load(&receiving) ? "exitInit" : NULL,
@@ -639,7 +674,9 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                               .unstepped = unstepped,
                               .ctx = &where,
                               .first_id = first,
-                              .native_prefix = wrap ? NATIVE_PREFIX : NULL};
+                              .native_prefix = wrap ? NATIVE_PREFIX : NULL,
+                              .new_array = arrays ? "newArray" : NULL,
+                              .new_multi_array = arrays ? "newMultiArray" : NULL};
         changed = inject_class(cf, &hooks, err, sizeof err);
         if (changed > 0 && classfile_write(cf, &out, &outlen, err, sizeof err) != 0) {
             changed = -1;
@@ -675,7 +712,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     bk_callback_exit();
 }
 
-/* A public final class with seven public static natives, which is also a
+/* A public final class with nine public static natives, which is also a
  * Function picking the second frame of a stack walk (the first is the
  * hook's own): a constructor's receiver is read from its frame through
  * that walk (ctor_receiver), which needs no JVM TI capability. */
@@ -726,6 +763,9 @@ static size_t hooks_class_bytes(unsigned char *b)
         {UTF8, "exitInit", 0, 0},                                    /* 36 */
         {UTF8, "leaf", 0, 0},                                        /* 37 */
         {UTF8, "leafThis", 0, 0},                                    /* 38 */
+        {UTF8, "newArray", 0, 0},                                    /* 39 */
+        {UTF8, "(Ljava/lang/Object;)V", 0, 0},                       /* 40 */
+        {UTF8, "newMultiArray", 0, 0},                               /* 41 */
     };
     /* <init>: aload_0, invokespecial Object.<init>, return */
     static const unsigned char init_code[] = {0x2a, 0xb7, 0, 33, 0xb1};
@@ -756,7 +796,8 @@ static size_t hooks_class_bytes(unsigned char *b)
     U2(1), U2(11);            /* implements Function */
     U2(0);                    /* no fields */
     U2(HOOKS_NATIVES + 2);
-    static const int natives[HOOKS_NATIVES][2] = {{5, 6}, {7, 8}, {9, 6}, {34, 35}, {36, 8}, {37, 6}, {38, 8}};
+    static const int natives[HOOKS_NATIVES][2] = {{5, 6},  {7, 8},  {9, 6},   {34, 35}, {36, 8},
+                                                  {37, 6}, {38, 8}, {39, 40}, {41, 8}};
     for (int i = 0; i < HOOKS_NATIVES; i++) {
         U2(0x0109), U2(natives[i][0]), U2(natives[i][1]), U2(0); /* public static native */
     }
@@ -782,7 +823,7 @@ static size_t hooks_class_bytes(unsigned char *b)
 
 static bool define_hooks_class(JNIEnv *env)
 {
-    unsigned char bytes[1024];
+    unsigned char bytes[2048];
     size_t len = hooks_class_bytes(bytes);
     jclass cls = (*env)->DefineClass(env, HOOKS_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
     if (cls == NULL) {
@@ -799,6 +840,8 @@ static bool define_hooks_class(JNIEnv *env)
         {"exitInit", "(Ljava/lang/Object;I)V", (void *)hook_exit_init},
         {"leaf", "(I)V", (void *)hook_leaf},
         {"leafThis", "(Ljava/lang/Object;I)V", (void *)hook_leaf_this},
+        {"newArray", "(Ljava/lang/Object;)V", (void *)hook_new_array},
+        {"newMultiArray", "(Ljava/lang/Object;I)V", (void *)hook_new_multi_array},
     };
     if ((*env)->RegisterNatives(env, cls, natives, HOOKS_NATIVES) != 0) {
         (*env)->ExceptionClear(env);
@@ -878,10 +921,12 @@ static void retransform_loaded(JNIEnv *env)
         }
     }
     if (refused > 0) {
-        if (atomic_load(&rewriting)) {
-            LOG_WARN("method events: the VM would not retransform %d of the %d classes loaded before method events "
-                     "were enabled: their methods report no METHOD_ENTRY or METHOD_EXIT (run with log=debug for them)",
-                     refused, (int)k);
+        if (atomic_load(&rewriting) || atomic_load(&arraying)) {
+            LOG_WARN("%s: the VM would not retransform %d of the %d classes loaded before %s were enabled: their "
+                     "methods report no %s (run with log=debug for them)",
+                     atomic_load(&rewriting) ? "method events" : "OBJECT_ALLOC", refused, (int)k,
+                     atomic_load(&rewriting) ? "method events" : "OBJECT_ALLOC",
+                     atomic_load(&rewriting) ? "METHOD_ENTRY or METHOD_EXIT" : "OBJECT_ALLOC for the arrays they make");
         } else {
             LOG_WARN("method events: the VM would not retransform %d of the %d loaded classes back when method "
                      "events were disabled: their calls still go through the layer's hooks, which do nothing "
@@ -924,12 +969,18 @@ static bool apply_locked(void)
     bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
     bool steps = atomic_load(&step_on);
     bool allocs = atomic_load(&allocs_on);
+    /* The array hooks stay once in: an agent that switches OBJECT_ALLOC
+     * off and on (HPROF around a dump, say) would otherwise cost a
+     * retransformation of every class at each switch.  Off, each array
+     * allocation pays one native call that returns at once. */
+    bool arrays = allocs || atomic_load(&arraying);
     bool receives = (want && atomic_load(&receiver_on)) || allocs;
     JNIEnv *env = seam_current_env();
     if (allocs && hooks_env == NULL && env != NULL && !(make_env() && define_hooks_class(env))) {
         return false;
     }
-    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping)) && env != NULL) {
+    if ((want != atomic_load(&rewriting) || steps != atomic_load(&stepping) || arrays != atomic_load(&arraying)) &&
+        env != NULL) {
         if (want && hooks_env == NULL) {
             ok = make_env() && define_hooks_class(env);
         }
@@ -937,7 +988,8 @@ static bool apply_locked(void)
             atomic_store(&rewriting, want);
             atomic_store(&stepping, steps);
             atomic_store(&receiving, receives);
-            if (want || atomic_load(&any_rewritten)) {
+            atomic_store(&arraying, arrays);
+            if (want || arrays || atomic_load(&any_rewritten)) {
                 retransform_loaded(env);
             }
         }

@@ -1,8 +1,9 @@
 /*
- * hookcall - what the method rewriting (inject.c) and the native wrappers
- * (natives.c) both put into a class: a call of one of the hooks (inject.h),
- * the hooks' constants in the class's pool, and the opcodes and flags both
- * read and write.  Internal to the rewriter; header-only, like wbuf.h.
+ * hookcall - what the method rewriting (inject.c), the native wrappers
+ * (natives.c) and the array hooks (arrayhooks.c) put into a class: a call
+ * of one of the hooks (inject.h), the hooks' constants in the class's pool,
+ * and the opcodes and flags they read and write.  Internal to the rewriter;
+ * header-only, like wbuf.h.
  */
 #ifndef JVMPI_HOOKCALL_H_
 #define JVMPI_HOOKCALL_H_
@@ -22,6 +23,11 @@ enum {
     OP_INVOKESPECIAL = 0xb7,
     OP_INVOKESTATIC = 0xb8,
     OP_NEW = 0xbb,
+    OP_DUP = 0x59,
+    OP_BIPUSH = 0x10,
+    OP_NEWARRAY = 0xbc,
+    OP_ANEWARRAY = 0xbd,
+    OP_MULTIANEWARRAY = 0xc5,
     OP_ATHROW = 0xbf,
     ACC_PUBLIC = 0x0001,
     ACC_PRIVATE = 0x0002,
@@ -49,6 +55,7 @@ enum {
 typedef struct {
     uint16_t enter, enter_this, exit, exit_init, step, throwable, stack_map_name;
     uint16_t leaf, leaf_this; /* 0 until a leaf needs them */
+    uint16_t new_array, new_multi_array; /* 0 until an array allocation needs them */
     uint16_t first_id; /* the Integer of the class's first method number */
 } pool_refs;
 

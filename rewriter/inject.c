@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrayhooks.h"
 #include "bytecode.h"
 #include "errbuf.h"
 #include "hookcall.h"
@@ -47,6 +48,9 @@ typedef struct {
     int32_t this_init;
     /* A leaf (leaf.h): one call at entry reports both, no exit calls, no handler. */
     bool leaf;
+    /* Method hooks (entry, exits, handlers); without them only array allocations are hooked. */
+    bool methods;
+    bool arrays; /* each array allocation is followed by its hook */
 } plan;
 
 /* sipush takes a signed 16-bit operand. */
@@ -78,16 +82,25 @@ static void plan_free(plan *pl)
  * instruction): what is put before it comes first. */
 static uint32_t target_of(const plan *pl, uint32_t old) { return pl->pre[pl->index_of[old]]; }
 
-static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_this, bool exit_this, bool steps,
-                      bool leaf, char *err, size_t errlen)
+/* The hooks a method gets: methods (entry and exit calls, the handlers),
+ * with_this and exit_this (the receiver passed at entry, or at the exits of
+ * java.lang.Object's constructor), steps, leaf, and arrays. */
+typedef struct {
+    bool methods, with_this, exit_this, steps, leaf, arrays;
+} plan_kind;
+
+static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, plan_kind kind, char *err, size_t errlen)
 {
     memset(pl, 0, sizeof *pl);
     pl->this_init = -1;
-    pl->leaf = leaf;
+    pl->leaf = kind.leaf;
+    pl->methods = kind.methods;
+    pl->arrays = kind.arrays;
     pl->code = code;
     pl->len = len;
-    pl->entry_len = CALL_LEN + (with_this ? 1 : 0);
-    pl->exit_len = leaf ? 0 : CALL_LEN + (exit_this ? 1 : 0);
+    pl->entry_len = kind.methods ? CALL_LEN + (kind.with_this ? 1 : 0) : 0;
+    pl->exit_len = kind.leaf || !kind.methods ? 0 : CALL_LEN + (kind.exit_this ? 1 : 0);
+    bool steps = kind.steps && kind.methods;
     pl->step_len = steps ? STEP_LEN : 0;
     int n = bytecode_walk(code, len, NULL, 0, err, errlen);
     if (n <= 0)
@@ -136,7 +149,7 @@ static bool plan_init(plan *pl, const uint8_t *code, uint32_t len, bool with_thi
 /* The catch-all handler, and the constructor's before-init one; a leaf has none. */
 static uint32_t handlers_len(const plan *pl)
 {
-    return pl->leaf ? 0 : HANDLER_LEN * (pl->this_init >= 0 ? 2u : 1u);
+    return pl->leaf || !pl->methods ? 0 : HANDLER_LEN * (pl->this_init >= 0 ? 2u : 1u);
 }
 
 static uint32_t new_size(const plan *pl, uint32_t i, uint32_t pos)
@@ -148,7 +161,7 @@ static uint32_t new_size(const plan *pl, uint32_t i, uint32_t pos)
         return 1 + pad_after(pos) + (len - 1 - pad_after(old));
     if (pl->wide[i])
         return 5;
-    return len;
+    return len + (pl->arrays ? arrayhooks_len(op) : 0);
 }
 
 /* Lays the code out until every branch reaches; false if one cannot. */
@@ -209,8 +222,9 @@ static uint32_t rel32(const plan *pl, uint32_t i, uint32_t old_from, int32_t old
     return (uint32_t)((int64_t)target_of(pl, (uint32_t)((int64_t)old_from + old_rel)) - pl->at[i]);
 }
 
-/* One instruction at its new place, its offsets moved. */
-static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
+/* One instruction at its new place, its offsets moved, an array
+ * allocation's hook after it. */
+static void emit_insn(const plan *pl, uint32_t i, uint8_t *out, const pool_refs *refs)
 {
     uint32_t old = pl->old_pc[i];
     const uint8_t *p = pl->code + old;
@@ -248,7 +262,10 @@ static void emit_insn(const plan *pl, uint32_t i, uint8_t *out)
             }
         }
     } else {
-        memcpy(q, p, pl->size[i]);
+        uint32_t len = pl->old_pc[i + 1] - old;
+        memcpy(q, p, len);
+        if (pl->size[i] > len)
+            arrayhooks_emit(q + len, p, refs);
     }
 }
 
@@ -259,11 +276,11 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
     if (out == NULL)
         return NULL;
     uint8_t *p = out;
-    if (with_this)
+    if (with_this && pl->methods)
         *p++ = OP_ALOAD_0;
     if (pl->leaf)
         hookcall_emit(p, refs, index, with_this ? refs->leaf_this : refs->leaf);
-    else
+    else if (pl->methods)
         hookcall_emit(p, refs, index, with_this ? refs->enter_this : refs->enter);
     for (uint32_t i = 0; i < pl->n; i++) {
         p = out + pl->pre[i];
@@ -275,7 +292,7 @@ static uint8_t *emit_code(const plan *pl, bool with_this, uint16_t index, const 
                 *p++ = OP_ALOAD_0;
             hookcall_emit(p, refs, index, exit_this ? refs->exit_init : refs->exit);
         }
-        emit_insn(pl, i, out);
+        emit_insn(pl, i, out, refs);
     }
     for (uint32_t h = 0; h * HANDLER_LEN < handlers_len(pl); h++) {
         p = hookcall_emit(out + pl->pre[pl->n] + h * HANDLER_LEN, refs, index, refs->exit);
@@ -295,7 +312,7 @@ static uint32_t start_of(const plan *pl, uint32_t old) { return old == 0 ? 0 : t
 /* Whether instruction i is covered by the catch-all. */
 static bool in_catch_all(const plan *pl, uint32_t i)
 {
-    return !pl->leaf && (int32_t)i > pl->this_init && !bytecode_is_return(pl->code[pl->old_pc[i]]);
+    return !pl->leaf && pl->methods && (int32_t)i > pl->this_init && !bytecode_is_return(pl->code[pl->old_pc[i]]);
 }
 
 /* Original handlers first (they are more specific), then the catch-all over
@@ -437,7 +454,7 @@ static bool move_stack_map(classfile_attr *a, const plan *pl, const pool_refs *r
     stackmap_handler handlers[2] = {{pl->pre[pl->n], 0}, {pl->pre[pl->n] + HANDLER_LEN, 1}};
     uint8_t *out;
     uint32_t outlen;
-    int n_handlers = pl->leaf ? 0 : pl->this_init >= 0 ? 2 : 1;
+    int n_handlers = pl->leaf || !pl->methods ? 0 : pl->this_init >= 0 ? 2 : 1;
     if (stackmap_rewrite(a->data, a->length, &map, handlers, n_handlers, refs->throwable, &out,
                          &outlen, err, errlen) != 0)
         return false;
@@ -517,8 +534,9 @@ static bool move_attrs(const classfile *cf, classfile_code *c, const plan *pl, c
         k++;
     }
     /* From version 51 every method needs its frames; the handler has one.
-     * A leaf without branches needs none. */
-    if (!has_map && cf->major_version >= 51 && !pl->leaf)
+     * A leaf without branches needs none, nor does code that only gained
+     * array hooks (no new branch target, no handler). */
+    if (!has_map && cf->major_version >= 51 && !pl->leaf && pl->methods)
         return add_stack_map(c, pl, refs, err, errlen);
     return true;
 }
@@ -597,24 +615,36 @@ static bool leaf_refs_ready(classfile *cf, const inject_hooks *h, bool with_this
 }
 
 /* *too_big: refused only because the code grew too much (steps may be
- * dropped and the method tried again); cf is then untouched. */
+ * dropped and the method tried again); cf is then untouched.  *untouched:
+ * nothing to put in (only array hooks wanted, and no array allocated). */
 static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, pool_refs *refs,
-                          const inject_hooks *hooks, bool *too_big, char *err, size_t errlen)
+                          const inject_hooks *hooks, bool *too_big, bool *untouched, char *err, size_t errlen)
 {
-    bool steps = hooks->step != NULL;
-    bool leaf = leaf_here(cf, m, hooks);
+    bool methods = hooks->enter != NULL;
+    bool arrays = hooks->new_array != NULL && hooks->new_multi_array != NULL;
+    bool leaf = methods && leaf_here(cf, m, hooks);
     classfile_code *c = classfile_code_of(m);
     const char *name = classfile_utf8(cf, m->name_index);
     bool init = name != NULL && strcmp(name, "<init>") == 0;
     bool with_this = !(m->access_flags & ACC_STATIC) && !init;
     *too_big = false;
+    *untouched = false;
     if (leaf && !leaf_refs_ready(cf, hooks, with_this, refs, err, errlen))
         return false;
     plan pl;
-    bool ctor = init && cf->super_class != 0;
+    bool ctor = init && cf->super_class != 0 && methods;
     bool exit_this = init && cf->super_class == 0 && refs->exit_init != 0;
-    bool ok = plan_init(&pl, c->code, c->code_length, with_this, exit_this, steps, leaf, err, errlen) &&
-              (!ctor || find_this_init(cf, &pl, err, errlen));
+    plan_kind kind = {methods, with_this, exit_this, methods && hooks->step != NULL, leaf, arrays};
+    uint32_t array_stack = 0;
+    bool ok = plan_init(&pl, c->code, c->code_length, kind, err, errlen) &&
+              (!ctor || find_this_init(cf, &pl, err, errlen)) &&
+              (!arrays || arrayhooks_refs(cf, hooks->hooks_class, hooks->new_array, hooks->new_multi_array, pl.code,
+                                          pl.old_pc, pl.n, refs, &array_stack, err, errlen));
+    if (ok && !methods && array_stack == 0) {
+        *untouched = true;
+        plan_free(&pl);
+        return true;
+    }
     *too_big = ok && !plan_layout(&pl, err, errlen);
     ok = ok && !*too_big;
     uint32_t len = 0;
@@ -626,11 +656,13 @@ static bool inject_method(classfile *cf, classfile_member *m, uint16_t index, po
         free(c->code);
         c->code = code;
         c->code_length = len;
-        /* the two halves of the number over what the code had there: a
-         * return value, the exception; the receiver and both at entry, and
-         * at the exits of a constructor that passes it there */
-        uint32_t stack = c->max_stack + (exit_this ? 3u : 2u);
-        if (stack < 3u)
+        /* the method hooks: the two halves of the number over what the code
+         * had there (a return value, the exception), the receiver and both
+         * at entry, and at the exits of a constructor that passes it there;
+         * an array hook: what arrayhooks_refs says */
+        uint32_t extra = methods ? (exit_this ? 3u : 2u) : 0u;
+        uint32_t stack = c->max_stack + (extra > array_stack ? extra : array_stack);
+        if (stack < 3u && methods)
             stack = 3u;
         c->max_stack = stack > UINT16_MAX ? UINT16_MAX : (uint16_t)stack;
     } else {
@@ -683,35 +715,38 @@ int inject_class(classfile *cf, const inject_hooks *hooks, char *err, size_t err
     int changed = 0;
     pool_refs refs = {0};
     bool have_refs = false;
-    uint32_t methods = (uint32_t)cf->method_count + (hooks->native_prefix != NULL ? inject_native_count(cf) : 0);
+    uint32_t methods = (uint32_t)cf->method_count +
+                       (hooks->native_prefix != NULL && hooks->enter != NULL ? inject_native_count(cf) : 0);
     if (methods > MAX_METHOD_INDEX + 1u) {
         errbuf_set(err, errlen, "%u methods, more than the hooks can number (%u)", methods, MAX_METHOD_INDEX + 1u);
         return -1;
     }
+    bool method_hooks = hooks->enter != NULL;
     for (uint16_t i = 0; i < cf->method_count; i++) {
         classfile_member *m = &cf->methods[i];
         if (classfile_code_of(m) == NULL)
             continue;
-        if (!refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
+        if (method_hooks && !refs_ready(cf, hooks, &refs, &have_refs, err, errlen))
             return -1;
         char why[200] = "";
         const char *name = classfile_utf8(cf, m->name_index);
         const char *desc = classfile_utf8(cf, m->descriptor_index);
-        bool too_big = false, ok = inject_method(cf, m, i, &refs, hooks, &too_big, why, sizeof why);
-        if (!ok && too_big && hooks->step != NULL) {
+        bool too_big = false, untouched = false;
+        bool ok = inject_method(cf, m, i, &refs, hooks, &too_big, &untouched, why, sizeof why);
+        if (!ok && too_big && method_hooks && hooks->step != NULL) {
             if (hooks->unstepped != NULL)
                 hooks->unstepped(hooks->ctx, name ? name : "?", desc ? desc : "", why);
             inject_hooks unstepping = *hooks;
             unstepping.step = NULL;
-            ok = inject_method(cf, m, i, &refs, &unstepping, &too_big, why, sizeof why);
+            ok = inject_method(cf, m, i, &refs, &unstepping, &too_big, &untouched, why, sizeof why);
         }
         if (!ok) {
             errbuf_set(err, errlen, "method %s%s: %s", name ? name : "?", desc ? desc : "", why);
             return -1;
         }
-        changed++;
+        changed += !untouched;
     }
-    if (hooks->native_prefix == NULL)
+    if (hooks->native_prefix == NULL || !method_hooks)
         return changed;
     uint16_t count = cf->method_count;
     for (uint16_t i = 0; i < count; i++) {

@@ -50,7 +50,10 @@
 
 typedef struct {
     const char *hooks_class; /* internal name */
-    const char *enter;       /* (I)V */
+    /* (I)V, or NULL: no method hooks at all (enter_this, exit, exit_init,
+     * step, leaf, leaf_this and native_prefix are then not read), only the
+     * allocation hooks below. */
+    const char *enter;
     const char *enter_this;  /* (Ljava/lang/Object;I)V */
     const char *exit;        /* (I)V */
     /* (Ljava/lang/Object;I)V, or NULL: none.  java.lang.Object's constructor,
@@ -82,11 +85,22 @@ typedef struct {
      * it first loads, or one that was loaded so (a retransformation must
      * give the class the methods it has). */
     const char *native_prefix;
+    /* (Ljava/lang/Object;)V and (Ljava/lang/Object;I)V, or NULL: no
+     * allocation hooks.  Right after each newarray and anewarray the new
+     * array is passed to new_array, and after each multianewarray to
+     * new_multi_array with the instruction's dimension count (the arrays of
+     * the inner dimensions are the outer one's elements): where the VM
+     * reports no allocation made by bytecode (no SampledObjectAlloc), this is
+     * how arrays are seen.  The call is part of the instruction (a branch to
+     * what follows lands after it), so no stack map frame changes. */
+    const char *new_array;
+    const char *new_multi_array;
 } inject_hooks;
 
 /*
  * Puts the hooks into every method of cf that has code, and wraps its native
- * methods if hooks->native_prefix says so (the wrappers are appended to the
+ * methods if hooks->native_prefix says so; with hooks->enter NULL, only the
+ * allocation hooks, into the methods that allocate arrays (the wrappers are appended to the
  * method table: method i still gets first_id + i, wrappers included).
  * Returns how many methods were changed or added (0: none, cf untouched),
  * or -1 with a one-line reason naming the method; then cf may be half

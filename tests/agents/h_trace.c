@@ -7,7 +7,8 @@
  * Options: out=FILE, classes=PREFIX[|PREFIX...] (class names as CLASS_LOAD
  * gives them, with '.' or '/'), entry=plain (METHOD_ENTRY instead of
  * METHOD_ENTRY2: no receiver IDs to make; the receiver column is then 0),
- * steps=y (INSTRUCTION_START too).
+ * steps=y (INSTRUCTION_START too), allocs=y (OBJECT_ALLOC too, only counted:
+ * the arrays among them at JVM_SHUT_DOWN).
  * Lines:
  *   <thread name> E <class>.<method><signature> <0|1: obj_id given>
  *   <thread name> X <class>.<method><signature>
@@ -31,6 +32,7 @@ static struct {
     char *name;
 } threads[MAX_THREADS];
 static int n_threads;
+static long n_arrays; /* OBJECT_ALLOCs of arrays, with allocs=y */
 static char *prefixes;
 static JVMPI_RawMonitor lock;
 
@@ -126,8 +128,13 @@ static void notify(JVMPI_Event *ev)
             step_line(ev, m);
         break;
     }
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        n_arrays += ev->u.obj_alloc.is_array != JVMPI_NORMAL_OBJECT;
+        break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
         c_log("h_trace: %d methods of chosen classes, %d threads", n_methods, n_threads);
+        if (n_arrays > 0)
+            c_log("h_trace: %ld arrays allocated", n_arrays);
         break;
     default:
         break;
@@ -173,6 +180,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (steps != NULL && c_streq(steps, "y"))
         c_enable(JVMPI_EVENT_INSTRUCTION_START, "INSTRUCTION_START");
     free(steps);
+    char *allocs = c_opt(options, "allocs");
+    if (allocs != NULL && c_streq(allocs, "y"))
+        c_enable(JVMPI_EVENT_OBJECT_ALLOC, "OBJECT_ALLOC");
+    free(allocs);
     c_enable(JVMPI_EVENT_METHOD_EXIT, "METHOD_EXIT");
     c_enable(JVMPI_EVENT_JVM_SHUT_DOWN, "JVM_SHUT_DOWN");
     return JNI_OK;

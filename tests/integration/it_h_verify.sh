@@ -1,6 +1,8 @@
 #!/bin/bash
 # The class rewriter's output passes the JVM's verifier: with method events
-# on (the h_trace agent, METHOD_ENTRY + METHOD_EXIT), every class of
+# on (the h_trace agent, METHOD_ENTRY + METHOD_EXIT) and OBJECT_ALLOC from the
+# layer's allocation hooks (allocs=hooks: a call after every array
+# allocation, as on JDK 8 and 11), every class of
 # java.base and jdk.compiler is loaded and linked under -Xverify:all, each
 # rewritten as it loads or retransformed (those loaded before VM init); then
 # javac, rewritten throughout, compiles the Java test programs.  No class may
@@ -10,7 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 
 out="$WORK/load.txt"
-run_java load "$(agent_arg h_trace "out=$out,classes=H_LoadAll|java.nio.file.FileSystems,entry=plain")" \
+JVMPI_LAYER_OPTIONS=allocs=hooks run_java load \
+  "$(agent_arg h_trace "out=$out,classes=H_LoadAll|java.nio.file.FileSystems,entry=plain,allocs=y")" \
   -Xverify:all --add-modules jdk.compiler -cp "$CLASSES" H_LoadAll java.base jdk.compiler ||
   { tail -20 "$WORK/load.err"; fail "java exited non-zero"; }
 expect_no_crash
@@ -24,16 +27,19 @@ expect_file_lacks "$WORK/load.err" 'left as it is'
 [ -s "$WORK/load.err" ] && { cat "$WORK/load.err"; fail "the layer or the VM printed something"; }
 expect_file_has "$out" '^main E H_LoadAll.main(\[Ljava/lang/String;)V 0$'
 expect_file_has "$out" '^main X java.nio.file.FileSystems.getFileSystem(Ljava/net/URI;)Ljava/nio/file/FileSystem;$'
+expect_file_has "$out" '^h_trace: [0-9]* arrays allocated$'
 
 mkdir -p "$WORK/javac-out"
 out="$WORK/javac.txt"
-run_java javac "$(agent_arg h_trace "out=$out,classes=com.sun.tools.javac.Main,entry=plain")" -Xverify:all \
+JVMPI_LAYER_OPTIONS=allocs=hooks run_java javac \
+  "$(agent_arg h_trace "out=$out,classes=com.sun.tools.javac.Main,entry=plain,allocs=y")" -Xverify:all \
   -m jdk.compiler/com.sun.tools.javac.Main -d "$WORK/javac-out" "$SOURCE_DIR"/tests/java/H_*.java \
   "$SOURCE_DIR"/tests/java/A_Hello.java || { tail -20 "$WORK/javac.err"; fail "javac failed"; }
 expect_no_crash
 [ -f "$WORK/javac-out/H_Shapes.class" ] || fail "javac wrote no H_Shapes.class"
 expect_file_lacks "$WORK/javac.err" 'left as it is'
 expect_file_has "$out" '^main E com.sun.tools.javac.Main.main(\[Ljava/lang/String;)V 0$'
+expect_file_has "$out" '^h_trace: [0-9]* arrays allocated$'
 
 # What that javac compiled is of this JDK's own class file version (a newer
 # one than the rewriter was written for, on a JDK newer than 25): its

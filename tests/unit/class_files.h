@@ -16,6 +16,7 @@
 #include <check.h>
 
 #include "classfile.h"
+#include "inject.h"
 
 typedef struct {
     char **paths;
@@ -96,6 +97,20 @@ static inline classfile *parse_ok(const uint8_t *data, size_t len, const char *w
     classfile *cf = classfile_parse(data, len, err, sizeof err);
     ck_assert_msg(cf != NULL, "%s: refused: %s", what, err);
     return cf;
+}
+
+/* cf rewritten with h, written and read back; a refusal fails the test. */
+static inline classfile *inject_round_trip(classfile *cf, const inject_hooks *h, const char *path, int *changed)
+{
+    char err[300] = "";
+    *changed = inject_class(cf, h, err, sizeof err);
+    ck_assert_msg(*changed >= 0, "%s refused: %s", path, err);
+    uint8_t *out;
+    size_t outlen;
+    ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", path, err);
+    classfile *back = parse_ok(out, outlen, path);
+    free(out);
+    return back;
 }
 
 #endif

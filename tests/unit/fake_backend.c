@@ -152,6 +152,8 @@ void seam_class_info_free(seam_class_info *c)
     free(c);
 }
 
+void seam_alloc_hooks(bool forced) { (void)forced; }
+
 bool seam_source_set(seam_source source, bool on)
 {
     if (fake.refuse_sources || fake.refuse_source[source]) {

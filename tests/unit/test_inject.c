@@ -108,20 +108,6 @@ static void check_method(const classfile *cf, uint16_t index, bool just_return)
     free(starts);
 }
 
-/* cf rewritten with h, written and read back; NULL if refused (*changed < 0). */
-static classfile *inject_round_trip(classfile *cf, const inject_hooks *h, const char *path, int *changed)
-{
-    char err[300] = "";
-    *changed = inject_class(cf, h, err, sizeof err);
-    ck_assert_msg(*changed >= 0, "%s refused: %s", path, err);
-    uint8_t *out;
-    size_t outlen;
-    ck_assert_msg(classfile_write(cf, &out, &outlen, err, sizeof err) == 0, "%s: %s", path, err);
-    classfile *back = parse_ok(out, outlen, path);
-    free(out);
-    return back;
-}
-
 START_TEST(test_every_test_class)
 {
     path_list l = test_classes();

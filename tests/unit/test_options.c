@@ -210,6 +210,23 @@ START_TEST(test_layer_monitordump)
 }
 END_TEST
 
+/* allocs=: the VM's sampler where it is complete, unless the hooks are asked for. */
+START_TEST(test_layer_allocs)
+{
+    options_layer o;
+    char err[256] = "";
+    ck_assert_int_eq(options_parse_layer("log=warn", &o, err, sizeof err), 0);
+    ck_assert(!o.allocs_hooks);
+    options_layer_free(&o);
+    ck_assert_int_eq(options_parse_layer("allocs=hooks", &o, err, sizeof err), 0);
+    ck_assert(o.allocs_hooks);
+    options_layer_free(&o);
+    ck_assert_int_eq(options_parse_layer("allocs=hooks,allocs=auto", &o, err, sizeof err), 0);
+    ck_assert(!o.allocs_hooks);
+    options_layer_free(&o);
+}
+END_TEST
+
 struct layer_bad {
     const char *text;
     const char *must_name;  /* the error text names what was wrong */
@@ -231,6 +248,7 @@ static const struct layer_bad layer_bad_cases[] = {
     {"vthreads=virtual", "vthreads=virtual"},
     {"vthreads", "vthreads"},
     {"monitordump=all", "monitordump=all"},
+    {"allocs=sampled", "allocs=sampled"},
     /* empty or nameless items are typos, not nothing */
     {"=", "no option name"},
     {",,,", "an empty option"},
@@ -528,6 +546,7 @@ static Suite *options_suite(void)
     tcase_add_test(tc, test_layer_long_value);
     tcase_add_loop_test(tc, test_layer_switches, 0, (int)(sizeof switch_cases / sizeof switch_cases[0]));
     tcase_add_test(tc, test_layer_monitordump);
+    tcase_add_test(tc, test_layer_allocs);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("loader");
