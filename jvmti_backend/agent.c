@@ -273,7 +273,9 @@ void seam_vm_free(void *p) { bk_deallocate(p); }
 void seam_force_gc(void)
 {
     bk_exitfrees_wait();
-    JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    if (!bk_exitfrees_silent_gc()) {
+        JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    }
 }
 
 /* JDK 26 and later wait at VM death, up to a minute, for the JVM TI
@@ -342,7 +344,9 @@ static bool create_envs(JavaVM *vm)
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetVersionNumber, &version))) {
         return false;
     }
-    bk.live_frames = ((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) >= 9;
+    jint major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    bk.live_frames = major >= 9;
+    bk.silent_death = major >= 26;
     bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
