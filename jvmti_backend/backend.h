@@ -81,6 +81,9 @@ void bk_exitfrees_vm_death(void);
  * (bk.silent_death): collects, and hands each object it freed to the layer as
  * its ObjectFree would have.  False, having done nothing, elsewhere. */
 bool bk_exitfrees_silent_gc(void);
+/* On JVM TI 26 and later: the events Java threads post off, and the
+ * callbacks under way finished, before VM death (agent.c). */
+void bk_quiet_before_death(void);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 

@@ -144,6 +144,9 @@ void bk_exitfrees_thread_end(JNIEnv *env)
         return;
     }
     atomic_store(&done, true);
+    if (bk.silent_death) {
+        bk_quiet_before_death();
+    }
     pthread_mutex_lock(&hold_lock);
     holder = pthread_self();
     atomic_store(&holding, true);
