@@ -217,6 +217,16 @@ $ROWS missing "$WORK/namedgone/report.txt" 'Hot methods' | grep -q 'MISSING' ||
 # A JDK without JFR: a runtime image of java.base and jcmd alone.
 jlink=$JAVA_HOME/bin/jlink
 if [ -x "$jlink" ] && "$jlink" --add-modules java.base,jdk.jcmd --output "$WORK/nojfr-jdk" >"$WORK/jlink.log" 2>&1; then
+  # A JDK of scripts/jdks.sh that needs a newer glibc starts its launchers
+  # through that glibc's loader (a script in place of each): so must the image.
+  rel=$(sed -n 's|^libc=\$here/||p' "$JAVA_HOME/bin/java")
+  if [ -n "$rel" ]; then
+    libc=$(realpath "$JAVA_HOME/bin/$rel")
+    for f in "$WORK/nojfr-jdk/bin/java" "$WORK/nojfr-jdk/bin/jcmd"; do
+      patchelf --set-interpreter "$libc/ld-linux-x86-64.so.2" --force-rpath \
+        --set-rpath "$libc:$(patchelf --print-rpath "$f")" "$f" || fail "patchelf could not point $f at $libc"
+    done
+  fi
   compare nojfr -- "$WORK/nojfr-jdk/bin/java" -cp "$CLASSES" M_Known 300
   expect_file_has "$WORK/nojfr/report.txt" 'JFR (allocation samples, weighted): MISSING: the JDK at .* has no JFR: its runtime image lacks the jdk.jfr module'
   [ "$(figure nojfr 'Live objects' 'M_Known$Blob' r2)" = 20000 ] || fail "nojfr: the histogram is not shown"
