@@ -45,6 +45,40 @@ static void wait_for_callbacks(void)
     }
 }
 
+/* JVM TI 26 and later, at VM death, first wait (up to a minute) for the
+ * callbacks under way, without letting a safepoint start meanwhile; a
+ * callback that needs one then (a stack trace, a collection, even its return
+ * to the VM while a collection is pending) holds the exit for that minute.
+ * With an allocation event for every object, some thread is nearly always in
+ * a callback.  So the exiting thread, at its end right before VMDeath,
+ * switches off every event that Java threads post and lets the callbacks
+ * under way finish while it stands outside the VM.  Kept: VMDeath, and the
+ * collection events and ObjectFree, which exitfrees.c needs to the end and
+ * no Java thread but the Service Thread posts (exitfrees.c quiets that one). */
+void bk_quiet_before_death(void)
+{
+    jvmtiEnv *envs[] = {bk.jvmti, bk.jvmti_cls};
+    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+        for (int e = JVMTI_MIN_EVENT_TYPE_VAL; envs[i] != NULL && e <= JVMTI_MAX_EVENT_TYPE_VAL; e++) {
+            if (e != JVMTI_EVENT_VM_DEATH && e != JVMTI_EVENT_OBJECT_FREE &&
+                e != JVMTI_EVENT_GARBAGE_COLLECTION_START && e != JVMTI_EVENT_GARBAGE_COLLECTION_FINISH) {
+                /* Events this VM does not have are refused: no matter. */
+                JVMTI_TRY(envs[i], SetEventNotificationMode, JVMTI_DISABLE, (jvmtiEvent)e, NULL);
+            }
+        }
+    }
+    /* A thread may have passed the VM's check and not yet reached the guard:
+     * the count has to stay down a moment.  The rewriter's hooks are no JVM
+     * TI callbacks but pass the guard too, so the wait is bounded. */
+    int quiet = 0;
+    for (int ms = 0; ms < 200 && quiet < 3; ms++) {
+        quiet = callbacks_running(ms == 0) > bk_guard_me.own ? 0 : quiet + 1;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    LOG_DEBUG("exit: events off before VM death, callbacks %s", quiet >= 3 ? "done" : "still under way after 200 ms");
+}
+
 /* ---- GetEnv: JVMPI versions answered here, the rest by the VM ------------ */
 
 static struct JNIInvokeInterface_ patched_invoke;
@@ -278,7 +312,9 @@ void seam_vm_free(void *p) { bk_deallocate(p); }
 void seam_force_gc(void)
 {
     bk_exitfrees_wait();
-    JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    if (!bk_exitfrees_silent_gc()) {
+        JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    }
 }
 
 /* JDK 26 and later wait at VM death, up to a minute, for the JVM TI
@@ -365,6 +401,7 @@ static bool create_envs(JavaVM *vm)
     }
     jint major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
     bk.live_frames = major >= 9;
+    bk.silent_death = major >= 26;
     bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events && sampler_complete(major);
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;

@@ -31,6 +31,9 @@ typedef struct {
     /* JDK 9 on: java.lang.LiveStackFrame reads a constructor's receiver
      * from its frame (methodhooks.c); else local variable access does. */
     bool live_frames;
+    /* JVM TI 26 on posts no event once VM death has begun, ObjectFree
+     * included (exitfrees.c makes a collection's frees then). */
+    bool silent_death;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent
@@ -78,6 +81,13 @@ void bk_exitfrees_thread_end(JNIEnv *env);
 /* Called first by every collection and heap pass the layer asks for. */
 void bk_exitfrees_wait(void);
 void bk_exitfrees_vm_death(void);
+/* A collection during VM death where the VM posts no ObjectFree
+ * (bk.silent_death): collects, and hands each object it freed to the layer as
+ * its ObjectFree would have.  False, having done nothing, elsewhere. */
+bool bk_exitfrees_silent_gc(void);
+/* On JVM TI 26 and later: the events Java threads post off, and the
+ * callbacks under way finished, before VM death (agent.c). */
+void bk_quiet_before_death(void);
 /* malloc'd copy of a JVM TI string, which is then deallocated. */
 char *bk_take_string(char *jvmti_string);
 
@@ -153,6 +163,8 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread);
  * one is dropped (true returned). */
 void bk_heap_class_linked(JNIEnv *env, jlong placeholder, jobjectID class_id);
 bool bk_heap_pending_freed(jlong tag);
+/* What an ObjectFree of the main environment does. */
+void bk_heap_object_freed(jlong tag);
 bool bk_heap_has_pending(void);
 /* agent.c: ClassPrepare stays on while the layer or held-back objects need it. */
 void bk_class_prepare_wanted(void);

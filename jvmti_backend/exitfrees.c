@@ -24,6 +24,7 @@
  * program's allocations start a collection in the microseconds between.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -126,8 +127,11 @@ void bk_exitfrees_wait(void)
     pthread_mutex_unlock(&hold_lock);
 }
 
+static atomic_bool dying;
+
 void bk_exitfrees_vm_death(void)
 {
+    atomic_store(&dying, true);
     pthread_mutex_lock(&hold_lock);
     atomic_store(&holding, false);
     pthread_cond_broadcast(&hold_cond);
@@ -140,6 +144,9 @@ void bk_exitfrees_thread_end(JNIEnv *env)
         return;
     }
     atomic_store(&done, true);
+    if (bk.silent_death) {
+        bk_quiet_before_death();
+    }
     pthread_mutex_lock(&hold_lock);
     holder = pthread_self();
     atomic_store(&holding, true);
@@ -163,4 +170,76 @@ void bk_exitfrees_thread_end(JNIEnv *env)
         }
     }
     LOG_DEBUG("exit: collections still coming after %d ms", QUIET_MAX_MS);
+}
+
+/* ---- collections during VM death, where the VM posts no ObjectFree ------- */
+
+typedef struct {
+    jlong *tags;
+    size_t n, cap;
+    bool short_of_memory;
+} tag_list;
+
+static jint JNICALL list_tag(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    tag_list *l = user_data;
+    if (l->n == l->cap) {
+        size_t cap = l->cap != 0 ? l->cap * 2 : 4096;
+        jlong *more = realloc(l->tags, cap * sizeof *more);
+        if (more == NULL) {
+            l->short_of_memory = true;
+            return JVMTI_VISIT_ABORT;
+        }
+        l->tags = more;
+        l->cap = cap;
+    }
+    l->tags[l->n++] = *tag_ptr;
+    return 0;
+}
+
+static bool list_tags(tag_list *l)
+{
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = list_tag;
+    return JVMTI_OK(JVMTI_CALL(bk.jvmti, IterateThroughHeap, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, l)) &&
+           !l->short_of_memory;
+}
+
+static int tag_order(const void *a, const void *b)
+{
+    jlong x = *(const jlong *)a, y = *(const jlong *)b;
+    return (x > y) - (x < y);
+}
+
+/* JDK 5.0 posted a collection's OBJECT_FREEs in the agent's JVM_SHUT_DOWN
+ * handler too, and HPROF's ALLOC SITES at exit count on them (it collects
+ * first).  A collection drops dead objects from the tag map without a word
+ * once VM death has begun on JVM TI 26 and later: the tagged objects before
+ * and after it tell which it freed.  (Garbage from before the collection is
+ * in the first pass too: a heap iteration visits unreachable objects.) */
+bool bk_exitfrees_silent_gc(void)
+{
+    if (!bk.silent_death || !atomic_load(&dying)) {
+        return false;
+    }
+    tag_list before = {0}, after = {0};
+    bool listed = list_tags(&before);
+    JVMTI_CALL0(bk.jvmti, ForceGarbageCollection);
+    if (listed && list_tags(&after)) {
+        qsort(after.tags, after.n, sizeof *after.tags, tag_order);
+        size_t freed = 0;
+        for (size_t i = 0; i < before.n; i++) {
+            if (bsearch(&before.tags[i], after.tags, after.n, sizeof *after.tags, tag_order) == NULL) {
+                bk_heap_object_freed(before.tags[i]);
+                freed++;
+            }
+        }
+        LOG_DEBUG("collection at VM death: %zu of %zu tagged objects freed", freed, before.n);
+    } else {
+        LOG_WARN("out of memory listing the heap at VM death: the last collection's OBJECT_FREEs are not sent");
+    }
+    free(before.tags);
+    free(after.tags);
+    return true;
 }

@@ -629,16 +629,21 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
 
 /* ---- frees and collections --------------------------------------------------- */
 
-void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag)
+void bk_heap_object_freed(jlong tag)
 {
-    BEGIN_CALLBACK();
-    bk_exitfrees_count();
     if (bk_heap_pending_freed(tag)) {
         /* never announced nor counted, so no OBJECT_FREE either */
         ids_drop_uncounted(tag);
     } else {
         layer_object_freed(tag);
     }
+}
+
+void JNICALL bk_on_object_free(jvmtiEnv *jvmti, jlong tag)
+{
+    BEGIN_CALLBACK();
+    bk_exitfrees_count();
+    bk_heap_object_freed(tag);
     END_CALLBACK();
 }
 
