@@ -1,7 +1,8 @@
 #!/bin/bash
 # The class rewriter's output passes the JVM's verifier: with method events
 # on (the h_trace agent, METHOD_ENTRY + METHOD_EXIT), every class of
-# java.base and jdk.compiler is loaded and linked under -Xverify:all, each
+# java.base and jdk.compiler (on JDK 8 the same packages of rt.jar and
+# tools.jar) is loaded and linked under -Xverify:all, each
 # rewritten as it loads or retransformed (those loaded before VM init); then
 # javac, rewritten throughout, compiles the Java test programs.  No class may
 # be rejected, none left unrewritten (the layer says so in a warning line),
@@ -10,9 +11,22 @@
 . "$(dirname "$0")/lib.sh"
 
 out="$WORK/load.txt"
+if [ "$JDK_MAJOR" -ge 9 ]; then
+  load_args=(--add-modules jdk.compiler -cp "$CLASSES" H_LoadAll java.base jdk.compiler)
+  opened='getFileSystem(Ljava/net/URI;)'
+  javac_cmd=(-m jdk.compiler/com.sun.tools.javac.Main)
+else
+  # JDK 8 has no modules: what java.base holds is in rt.jar under these
+  # packages, and javac is tools.jar's.
+  load_args=(-cp "$CLASSES:$JAVA_HOME/lib/tools.jar" H_LoadAll "$JAVA_HOME/jre/lib/rt.jar" "$JAVA_HOME/lib/tools.jar"
+    java/lang/ java/util/ java/io/ java/nio/ java/net/ java/math/ java/text/ java/time/ java/security/ sun/misc/ sun/nio/
+    sun/net/ sun/util/ sun/security/ sun/reflect/ javax/crypto/ javax/security/ javax/net/
+    sun/invoke/ sun/text/ com/sun/tools/javac/ com/sun/source/)
+  opened='newFileSystem(Ljava/net/URI;Ljava/util/Map;)'
+  javac_cmd=(-cp "$JAVA_HOME/lib/tools.jar" com.sun.tools.javac.Main)
+fi
 run_java load "$(agent_arg h_trace "out=$out,classes=H_LoadAll|java.nio.file.FileSystems,entry=plain")" \
-  -Xverify:all --add-modules jdk.compiler -cp "$CLASSES" H_LoadAll java.base jdk.compiler ||
-  { tail -20 "$WORK/load.err"; fail "java exited non-zero"; }
+  -Xverify:all "${load_args[@]}" || { tail -20 "$WORK/load.err"; fail "java exited non-zero"; }
 expect_no_crash
 line=$(grep '^H_LoadAll: ' "$WORK/load.out")
 note "$line"
@@ -23,12 +37,12 @@ expect_file_lacks "$WORK/load.out" '^BAD '
 expect_file_lacks "$WORK/load.err" 'left as it is'
 [ -s "$WORK/load.err" ] && { cat "$WORK/load.err"; fail "the layer or the VM printed something"; }
 expect_file_has "$out" '^main E H_LoadAll.main(\[Ljava/lang/String;)V 0$'
-expect_file_has "$out" '^main X java.nio.file.FileSystems.getFileSystem(Ljava/net/URI;)Ljava/nio/file/FileSystem;$'
+expect_file_has "$out" "^main X java.nio.file.FileSystems.$opened"'Ljava/nio/file/FileSystem;$'
 
 mkdir -p "$WORK/javac-out"
 out="$WORK/javac.txt"
 run_java javac "$(agent_arg h_trace "out=$out,classes=com.sun.tools.javac.Main,entry=plain")" -Xverify:all \
-  -m jdk.compiler/com.sun.tools.javac.Main -d "$WORK/javac-out" "$SOURCE_DIR"/tests/java/H_*.java \
+  "${javac_cmd[@]}" -d "$WORK/javac-out" "$SOURCE_DIR"/tests/java/H_*.java \
   "$SOURCE_DIR"/tests/java/A_Hello.java || { tail -20 "$WORK/javac.err"; fail "javac failed"; }
 expect_no_crash
 [ -f "$WORK/javac-out/H_Shapes.class" ] || fail "javac wrote no H_Shapes.class"
