@@ -334,8 +334,16 @@ void JNICALL bk_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
 void bk_heap_constructed(JNIEnv *env, jobject object)
 {
     jlong tag = 0, size = 0;
-    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed) || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) || tag != 0 ||
-        !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
+    if (object == NULL || !atomic_load_explicit(&constructed_on, memory_order_relaxed)) {
+        return;
+    }
+    /* Java threads still construct objects after VM death, when JVM TI
+     * answers only WRONG_PHASE: the guard turns them away first. */
+    BEGIN_CALLBACK();
+    bool fresh = JVMTI_OK(JVMTI_CALL(bk.jvmti, GetTag, object, &tag)) && tag == 0 &&
+                 JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size));
+    END_CALLBACK();
+    if (!fresh) {
         return;
     }
     jclass klass = (*env)->GetObjectClass(env, object);
