@@ -3,14 +3,14 @@
 JVM TI HPROF on the same program, for tests/integration/it_hprof_jdk8.sh:
 
   hprof8_compare.py sites   OURS JDK8 TOP TOL MIN  per-class allocated objects
-  hprof8_compare.py samples OURS JDK8 TOP MIN      top methods by CPU samples
+  hprof8_compare.py samples OURS JDK8 TOP MIN AMONG  top methods by CPU samples
   hprof8_compare.py times   OURS JDK8 TOP TOL MIN  calls per method (cpu=times)
   hprof8_compare.py dump    OURS JDK8 TOL          classes in binary heap dumps
 
 TOP is how many of JDK 8's first entries are compared, TOL the relative
 difference allowed (0.1 is 10%), MIN how many of the TOP must be within it
 (for samples: how many of JDK 8's TOP methods must be among the work-alike's
-2*TOP).  Prints one line per item compared and exits 1
+AMONG first).  Prints one line per item compared and exits 1
 when one is out of bounds."""
 
 import struct
@@ -70,16 +70,16 @@ def sites(ours, theirs, top, tol, need):
     return compare_counts(o, t, top, tol, need, "allocated objects of")
 
 
-def samples(ours, theirs, top, need):
+def samples(ours, theirs, top, need, among):
     o = per_key(section(ours, "CPU SAMPLES BEGIN", "CPU SAMPLES END"), 3, 5)
     t = per_key(section(theirs, "CPU SAMPLES BEGIN", "CPU SAMPLES END"), 3, 5)
-    mine = [k for k, _ in o.most_common(2 * top)]
+    mine = [k for k, _ in o.most_common(among)]
     found = 0
     for k, n in t.most_common(top):
         hit = any(k == q or (len(q) >= 40 and k.startswith(q)) for q in mine)
         found += hit
-        print(f"{'in' if hit else 'not in'} the layer's top {2 * top}: {k} ({n} samples on jdk8)")
-    print(f"{found} of JDK 8's top {top} methods are in the layer's top {2 * top} (at least {need} wanted)")
+        print(f"{'in' if hit else 'not in'} the layer's top {among}: {k} ({n} samples on jdk8)")
+    print(f"{found} of JDK 8's top {top} methods are in the layer's top {among} (at least {need} wanted)")
     return 0 if found >= need else 1
 
 
@@ -146,7 +146,7 @@ def main(argv):
     if cmd == "sites":
         return sites(argv[2], argv[3], int(argv[4]), float(argv[5]), int(argv[6]))
     if cmd == "samples":
-        return samples(argv[2], argv[3], int(argv[4]), int(argv[5]))
+        return samples(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]))
     if cmd == "times":
         return times(argv[2], argv[3], int(argv[4]), float(argv[5]), int(argv[6]))
     if cmd == "dump":
