@@ -45,7 +45,9 @@ bench_javac_tree() {
 bench_javac_command() {
   echo "$JAVA_HOME/bin/javac"
   [ -n "$1" ] && echo "-J$1"
-  printf '%s\n' --patch-module "java.base=$TREE/src/java.base" -d "$WORK/javac-out" \
+  # JDK 8's javac compiles java.util's sources without --patch-module.
+  [ "$JDK_MAJOR" = 1.8 ] || printf '%s\n' --patch-module "java.base=$TREE/src/java.base"
+  printf '%s\n' -d "$WORK/javac-out" \
     -nowarn -XDignore.symbol.file -proc:none "@$TREE/sources.args"
 }
 

@@ -30,7 +30,8 @@ jdk_sources_tree() {
   command -v unzip >/dev/null || { echo "jdk_sources: unzip is missing (scripts/setup.sh installs it)" >&2; return 1; }
   zip=$(jdk_sources_zip "$dir") || return 1
   rm -rf "$dir/src" && mkdir -p "$dir/src"
-  unzip -Z1 "$zip" | grep -E '^java\.base/java/util/[^/]+\.java$' | LC_ALL=C sort | head -n "$n" >"$dir/files.txt"
+  unzip -Z1 "$zip" | grep -E '^(java\.base/)?java/util/[^/]+\.java$' | LC_ALL=C sort | head -n "$n" >"$dir/files.txt"
+  [ -s "$dir/files.txt" ] || { echo "jdk_sources: no java/util sources in $zip" >&2; return 1; }
   (cd "$dir/src" && unzip -q "$zip" $(cat "$dir/files.txt")) || return 1
   sed "s|^|$dir/src/|" "$dir/files.txt" >"$dir/sources.args"
   touch "$dir/.done-$n"

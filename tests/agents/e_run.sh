@@ -50,6 +50,10 @@ e_javac_tree() {
     fail "could not unpack $n java.util sources from $zip"
 }
 
+# e_patch_module: javac's option that lets it compile java.util's own sources
+# (JDK 8's javac, with no modules, needs none).
+e_patch_module() { [ "$JDK_MAJOR" -lt 9 ] || echo "--patch-module java.base=$E_TREE/src/java.base"; }
+
 # e_javac NAME AGENT OPTIONS N: javac on N files with the agent, in
 # $WORK/NAME; the agent writes $WORK/NAME.txt.  Sets E_RC.
 e_javac() {
@@ -61,7 +65,7 @@ e_javac() {
   # (The braces keep bash from reporting an agent's abort itself.)
   { (cd "$WORK/$name" && exec timeout 150 "$JAVA_HOME/bin/javac" \
     "-J$(agent_arg "$agent" "out=$WORK/$name.txt${opts:+,$opts}")" \
-    --patch-module "java.base=$E_TREE/src/java.base" -d out -nowarn -XDignore.symbol.file -proc:none \
+    $(e_patch_module) -d out -nowarn -XDignore.symbol.file -proc:none \
     "@$E_TREE/sources.args") >"$WORK/$name.out" 2>"$WORK/$name.err"; } 2>/dev/null
   E_RC=$?
   e_note_rc "$name"

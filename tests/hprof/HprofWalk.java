@@ -397,7 +397,7 @@ public class HprofWalk {
     }
 
     public static void main(String[] args) throws Exception {
-        HprofWalk w = new HprofWalk(Files.readAllBytes(Path.of(args[0])));
+        HprofWalk w = new HprofWalk(Files.readAllBytes(java.nio.file.Paths.get(args[0])));
         try {
             w.walk();
         } catch (EOFException e) {

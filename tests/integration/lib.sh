@@ -85,3 +85,6 @@ hang_stacks() {
   fi
 }
 
+
+# not_on_jdk8 WHY: skips the test on JDK 8, saying why it cannot pass there.
+not_on_jdk8() { [ "$JDK_MAJOR" -ge 9 ] || skip "JDK 8: $*"; }

@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 /**
  * Usage: A_Quit AGENT_FILE N.  Sends itself SIGQUIT N times; after each it
@@ -15,9 +15,9 @@ public class A_Quit {
     }
 
     public static void main(String[] args) throws Exception {
-        Path file = Path.of(args[0]);
+        Path file = Paths.get(args[0]);
         int n = Integer.parseInt(args[1]);
-        long pid = ProcessHandle.current().pid();
+        long pid = Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName());
         for (int i = 1; i <= n; i++) {
             int rc = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).inheritIO().start().waitFor();
             if (rc != 0)

@@ -1,7 +1,7 @@
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 /**
  * Usage: A_Unload AGENT_FILE.  Loads A_UnloadMe three times, each through a
@@ -25,7 +25,7 @@ public class A_Unload {
     }
 
     public static void main(String[] args) throws Exception {
-        Path file = Path.of(args[0]);
+        Path file = Paths.get(args[0]);
         URL where = A_Unload.class.getProtectionDomain().getCodeSource().getLocation();
         for (int i = 0; i < 3; i++)
             System.out.println(useOnce(where));

@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 // For it_b_calltrace.sh (agent b_calltrace): threads whose stacks have
 // statements at known source lines.  The LINE_* constants are those lines,
@@ -79,8 +79,8 @@ public class B_CallTrace {
     }
 
     public static void main(String[] args) throws Exception {
-        Path ready = Path.of(args[0]);
-        Path done = Path.of(args[1]);
+        Path ready = Paths.get(args[0]);
+        Path done = Paths.get(args[1]);
         System.out.println("B_CallTrace start");
         boolean ok = true;
         // The agent looks at this statement from its CLASS_LOAD of Target.

@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 // A plain main class for the part-B tests whose agent does the work.
 // "B_Main start" and "B_Main end" show whether the program ran and finished.
@@ -12,7 +12,7 @@ public class B_Main {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--wait-for": {
-                    Path p = Path.of(args[++i]);
+                    Path p = Paths.get(args[++i]);
                     long end = System.currentTimeMillis() + 60_000;
                     while (!Files.exists(p)) {
                         if (System.currentTimeMillis() > end) {

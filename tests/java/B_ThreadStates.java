@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 import java.util.concurrent.CountDownLatch;
 
 // For it_b_threadstat.sh: five threads in known states, held there until the
@@ -31,8 +31,8 @@ public class B_ThreadStates {
     }
 
     public static void main(String[] args) throws Exception {
-        Path ready = Path.of(args[0]);
-        Path done = Path.of(args[1]);
+        Path ready = Paths.get(args[0]);
+        Path done = Paths.get(args[1]);
         System.out.println("B_ThreadStates start");
 
         CountDownLatch held = new CountDownLatch(1);

@@ -36,7 +36,11 @@ public class D_Jit {
                 return super.loadClass(name, resolve);
             }
             try (InputStream in = getParent().getResourceAsStream("D_JitVictim.class")) {
-                byte[] b = in.readAllBytes();
+                java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+                byte[] chunk = new byte[8192];
+                for (int n; (n = in.read(chunk)) > 0; )
+                    buf.write(chunk, 0, n);
+                byte[] b = buf.toByteArray();
                 return defineClass(name, b, 0, b.length);
             } catch (java.io.IOException e) {
                 throw new ClassNotFoundException(name, e);

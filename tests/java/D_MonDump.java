@@ -32,7 +32,7 @@ public class D_MonDump {
             if (System.nanoTime() > end) {
                 throw new IllegalStateException("timed out waiting until " + what);
             }
-            Thread.onSpinWait();
+            Thread.yield();
         }
     }
 

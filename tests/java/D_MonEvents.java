@@ -28,7 +28,7 @@ public class D_MonEvents {
             synchronized (lock) {
                 holding = role;
                 while (!release) {
-                    Thread.onSpinWait();
+                    Thread.yield();
                 }
             }
         }, "holder" + role);
@@ -49,7 +49,7 @@ public class D_MonEvents {
         Thread h = holder(lock, holderRole);
         h.start();
         while (holding != holderRole) {
-            Thread.onSpinWait();
+            Thread.yield();
         }
         Thread[] bs = new Thread[blockedRoles.length];
         for (int i = 0; i < bs.length; i++) {
@@ -61,7 +61,7 @@ public class D_MonEvents {
                 if (System.nanoTime() > until) {
                     throw new IllegalStateException("enterer " + blockedRoles[i] + " never blocked");
                 }
-                Thread.onSpinWait();
+                Thread.yield();
             }
         }
         release = true;

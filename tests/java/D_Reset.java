@@ -9,7 +9,7 @@ public class D_Reset {
     public static void main(String[] args) throws Exception {
         System.load(System.getProperty("agent.lib"));
         int want = Integer.parseInt(args[0]);
-        System.out.println("D_Reset: ready pid=" + ProcessHandle.current().pid());
+        System.out.println("D_Reset: ready pid=" + Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName()));
         long until = System.currentTimeMillis() + 30000;
         while (resets() < want && System.currentTimeMillis() < until) {
             Thread.sleep(20);

@@ -3,7 +3,7 @@ import java.lang.reflect.Array;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -195,7 +195,7 @@ public class E_LateArrays {
                 .append(gcs).append(" GCs, shared=").append(shared));
 
         if (args.length > 0) {
-            Path go = Path.of(args[0]);
+            Path go = Paths.get(args[0]);
             System.out.println("E_LateArrays ready");
             System.out.flush();
             long deadline = System.nanoTime() + 60_000_000_000L;

@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 /**
  * A loopback listener for hprof's net=host:port.  Binds 127.0.0.1 on a free
@@ -19,14 +19,14 @@ public class H_Listen {
         try (ServerSocket ss = new ServerSocket()) {
             ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             ss.setSoTimeout(90_000);
-            Path port = Path.of(args[0]);
-            Path tmp = Path.of(args[0] + ".tmp");
-            Files.writeString(tmp, Integer.toString(ss.getLocalPort()) + "\n");
+            Path port = Paths.get(args[0]);
+            Path tmp = Paths.get(args[0] + ".tmp");
+            Files.write(tmp, (Integer.toString(ss.getLocalPort()) + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             Files.move(tmp, port);
             long total = 0;
             try (Socket s = ss.accept();
                  InputStream in = s.getInputStream();
-                 OutputStream out = Files.newOutputStream(Path.of(args[1]))) {
+                 OutputStream out = Files.newOutputStream(Paths.get(args[1]))) {
                 s.setSoTimeout(90_000);
                 byte[] buf = new byte[65536];
                 int n;

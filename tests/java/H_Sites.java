@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 
 /**
  * Known allocation behaviour for the hprof tests.  Keeps 1000 H_Big
@@ -43,8 +43,8 @@ public class H_Sites {
         System.gc();
         Thread.sleep(200);
         if (args.length > 0) {
-            Path go = Path.of(args[0]);
-            System.out.println("ready pid=" + ProcessHandle.current().pid());
+            Path go = Paths.get(args[0]);
+            System.out.println("ready pid=" + Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName()));
             System.out.flush();
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (!Files.exists(go) && System.nanoTime() < deadline)

@@ -1,5 +1,5 @@
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Path; import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,8 +26,8 @@ public class H_Stable {
             H_StB.sink = new H_StB();
         H_StB.sink = null;
         System.gc();
-        Path go = Path.of(args[0]);
-        System.out.println("ready pid=" + ProcessHandle.current().pid());
+        Path go = Paths.get(args[0]);
+        System.out.println("ready pid=" + Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName()));
         System.out.flush();
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (!Files.exists(go) && System.nanoTime() < deadline)

@@ -157,7 +157,11 @@ public class R_Stress {
     static String unload(int n) throws Exception {
         byte[] bytes;
         try (InputStream in = R_Stress.class.getResourceAsStream("R_Stress$Victim.class")) {
-            bytes = in.readAllBytes();
+            java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+            byte[] chunk = new byte[8192];
+            for (int got; (got = in.read(chunk)) > 0; )
+                buf.write(chunk, 0, got);
+            bytes = buf.toByteArray();
         }
         for (int i = 0; i < n; i++) {
             Class<?> c = new OneShot(bytes).loadClass("R_Stress$Victim");
