@@ -12,7 +12,6 @@
 # 11's way, on this JDK.  No JVM flags: the default heap and TLABs are what
 # must work.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "arrays made by bytecode get no OBJECT_ALLOC there yet (docs/differences.md), and the test counts them"
 
 lib="$AGENTS_DIR/libc_alloc.so"
 [ -f "$lib" ] || fail "libc_alloc.so not built"

@@ -26,8 +26,8 @@
 #    counts exactly the calls H_Hot made.  cpu=times needs METHOD_ENTRY/EXIT
 #    from the layer: if the agent says it is unavailable, that FAILS.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "arrays made by bytecode get no OBJECT_ALLOC there yet (docs/differences.md), and the test counts them (long[16] against jcmd's histogram)"
 . "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
+not_on_jdk8 "cpu=samples ranks H_Hot.main above H_Hot.spin there (not yet looked into)"
 require_hprof H_Stable H_StA H_StB H_StC H_Hot
 export LC_ALL=C
 JCMD="$JAVA_HOME/bin/jcmd"

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 is needed for the report"
 needs_class M_CpuShares
+not_on_jdk8 "scripts/compare.sh records with JFR's options of JDK 11 and later"
 
 ROWS="python3 $SOURCE_DIR/tests/integration/compare_rows.py"
 export JVMPI_LAYER=$LAYER
