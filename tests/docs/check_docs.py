@@ -149,27 +149,30 @@ def layer_line_cells(text):
     return out
 
 
+def quoted(text):
+    """What a doc quotes: its inline code spans and its code blocks' lines."""
+    return re.findall(r"`([^`\n]+)`", text) + [l for b in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+                                               for l in b.splitlines()]
+
+
 def check_messages():
-    layer = c_messages(c_sources(["jvmpi", "jvmti_backend"]))
-    prefixes = [
-        (re.compile(r"JVMPI layer: (?:error|warning|info|debug): (.+)"), layer),
-        (re.compile(r"^jvmpi: (.+)"), shell_messages("launcher/jvmpi", "jvmpi")),
-        (re.compile(r"^compare: (.+)"), shell_messages("scripts/compare.sh", "compare")),
-    ]
+    prefixes = []
+    for rx, formats in (
+            (r"JVMPI layer: (?:error|warning|info|debug): (.+)", c_messages(c_sources(["jvmpi", "jvmti_backend"]))),
+            (r"^jvmpi: (.+)", shell_messages("launcher/jvmpi", "jvmpi")),
+            (r"^compare: (.+)", shell_messages("scripts/compare.sh", "compare"))):
+        prefixes.append((re.compile(rx), formats, words(formats)))
     n = 0
     for doc in DOCS:
         text = read(doc)
-        quotes = re.findall(r"`([^`\n]+)`", text) + [l for b in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
-                                                   for l in b.splitlines()]
-        quotes += layer_line_cells(text)
-        for q in quotes:
-            for rx, formats in prefixes:
+        for q in quoted(text) + layer_line_cells(text):
+            for rx, formats, known in prefixes:
                 m = rx.search(q)
                 if not m:
                     continue
                 msg = m.group(1).rstrip()
                 n += 1
-                if not printable(msg, formats, words(formats)):
+                if not printable(msg, formats, known):
                     fail(doc, "no source prints the message quoted as %r" % q)
     return n
 
@@ -180,8 +183,7 @@ def check_scripts():
     n = 0
     for doc in DOCS:
         text = read(doc)
-        for line in re.findall(r"`([^`\n]+)`", text) + [l for b in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
-                                                        for l in b.splitlines()]:
+        for line in quoted(text):
             for m in re.finditer(r"(?:^|[\s(])(?:bash )?(scripts/[A-Za-z0-9_.]+\.(?:sh|py))((?: +[^ |;&)]+)*)", line):
                 script, args = m.group(1), m.group(2)
                 n += 1
