@@ -151,6 +151,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
     bk_exitfrees_vm_death();
+    bk_methodhooks_vm_death();
     BEGIN_CALLBACK();
     layer_vm_death(env);
     bk_classcache_vm_death();

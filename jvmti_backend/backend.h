@@ -216,6 +216,8 @@ bool bk_methodhooks_set(seam_source source, bool on);
  * agent switched several method events on during start-up).  Returns false
  * when the release could not. */
 bool bk_methodhooks_hold(bool hold);
+/* VM death has begun: switches made from now on retransform nothing. */
+void bk_methodhooks_vm_death(void);
 /* OBJECT_ALLOC where the VM has no SampledObjectAlloc: java.lang.Object's
  * constructor rewritten to report each object it finishes
  * (bk_heap_constructed). */

@@ -962,10 +962,25 @@ static void retransform_object(JNIEnv *env)
  * during start-up): the classes are retransformed once, at the end. */
 static bool held; /* under switch_lock */
 
+/* Once VM death has begun no class runs long enough to gain from losing its
+ * hooks (HPROF switches method events off in its JVM_SHUT_DOWN handler), and
+ * retransforming every loaded class then can cost more than the run itself:
+ * JDK 8's VM empties its compiled code's caches once for each class.  The
+ * hooks read the switches at each call, so they fall silent all the same. */
+static _Atomic bool dying;
+
+void bk_methodhooks_vm_death(void)
+{
+    atomic_store(&dying, true);
+}
+
 /* The classes made to agree with the switches.  Called with switch_lock held. */
 static bool apply_locked(void)
 {
     bool ok = true;
+    if (atomic_load(&dying)) {
+        return true;
+    }
     bool want = atomic_load(&entry_on) || atomic_load(&exit_on) || atomic_load(&step_on);
     bool steps = atomic_load(&step_on);
     bool allocs = atomic_load(&allocs_on);

@@ -143,5 +143,18 @@ read -r _ _ _ count tr meth <<<"$r"
 [ "$count" = "$calls" ] || fail "cpu=times: H_Hot.spin's row counts $count calls, the program made $calls"
 note "cpu=times rank 1: $r ($calls calls)"
 
+# HPROF switches method events off in its JVM_SHUT_DOWN handler.  By then no
+# class runs long enough to gain from losing its hooks, so the layer must not
+# retransform the loaded classes back: on JDK 8 that alone outlasted the whole
+# run (its VM empties the compiled code's caches once for each class).
+JVMPI_LAYER_OPTIONS=log=debug run_java ctd "$(hprof_arg "cpu=times,file=$WORK/ctd.txt")" -cp "$CLASSES" H_Hot 1 ||
+  { tail "$WORK/ctd.err"; fail "cpu=times, log=debug: java exited non-zero"; }
+sed -n '/: VM death$/,$p' "$WORK/ctd.err" >"$WORK/ctd.death"
+grep -q 'DisableEvent(METHOD_ENTRY)' "$WORK/ctd.death" ||
+  fail "cpu=times, log=debug: no DisableEvent(METHOD_ENTRY) after the layer's 'VM death' line (see $WORK/ctd.err)"
+if grep 'loaded classes retransformed' "$WORK/ctd.death"; then
+  fail "cpu=times: the classes were retransformed again after VM death began, when HPROF switched method events off"
+fi
+
 note "hprof crosscheck: all checks passed"
 exit 0
