@@ -71,7 +71,7 @@ run() {
   fi
   local line per
   line=$(cat "$d/result" 2>/dev/null || true)
-  per=$(sed -n 's/.*object records at VM death: .*(\([0-9.]*\) a record).*/\1/p' "$d/layer.log" | tail -1)
+  per=$(sed -n 's/.*object with an ID, at VM death: .*(\([0-9.]*\) per object).*/\1/p' "$d/layer.log" | tail -1)
   echo "$line" | sed -n "s/.*objects=[0-9]* requests=\([0-9]*\) ok=[0-9]* failed=\([0-9]*\) dump_ms=\([0-9]*\) request_ns=\([0-9]*\).*/\1 \2 \3 \4 ${per:-n\/a}/p"
 }
 

@@ -120,7 +120,8 @@ void gate_close(void)
             clock_gettime(CLOCK_MONOTONIC, &now);
             if (!said && now.tv_sec - start.tv_sec >= 10) {
                 said = true;
-                LOG_INFO("a GC window has waited 10 s for an agent handler on another thread to return");
+                LOG_INFO("a collection's GC_START, OBJECT_FREE and GC_FINISH have waited 10 s for an agent handler on another "
+                         "thread to return");
             }
         }
         pthread_mutex_unlock(&lock);

@@ -504,7 +504,8 @@ void gc_run(JNIEnv *env)
     if (nested) {
         /* RunGC from a GC_START/OBJECT_FREE/GC_FINISH handler: this
          * collection's frees follow in the next window. */
-        LOG_INFO("RunGC inside a GC event handler: its frees come in the next window");
+        LOG_INFO("RunGC inside a GC_START, OBJECT_FREE or GC_FINISH handler: its OBJECT_FREEs come with the next "
+                 "collection's");
         return;
     }
     if (!window_by_delivery_thread(env)) {

@@ -325,7 +325,8 @@ void layer_vm_death(JNIEnv *env)
     if (log_level >= LOG_LEVEL_INFO) {
         idrec_stats st;
         idrec_get_stats(&st);
-        LOG_INFO("object records at VM death: %zu live, %zu bytes (%.1f a record), %zu dense blocks", st.records,
+        LOG_INFO("memory kept for the class of each object with an ID, at VM death: %zu objects, %zu bytes "
+                 "(%.1f per object), %zu blocks of consecutive IDs", st.records,
                  st.bytes, st.records ? (double)st.bytes / (double)st.records : 0.0, st.dense_blocks);
     }
     if (events_enabled(JVMPI_EVENT_OBJECT_FREE) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {

@@ -601,7 +601,8 @@ seam_object_info *seam_heap_objects(JNIEnv *env, int *count)
         LOG_ERROR("out of memory listing the heap: the start-up OBJECT_ALLOCs are incomplete");
     }
     if (h.unknown_class > 0) {
-        LOG_WARN("start-up replay: %d objects of classes without an ID left out", h.unknown_class);
+        LOG_WARN("objects already in the heap at VM init: %d of classes without an ID get no OBJECT_ALLOC",
+                 h.unknown_class);
     }
     if (h.held_back > 0) {
         LOG_DEBUG("start-up replay: %d objects wait for their classes to be linked", h.held_back);

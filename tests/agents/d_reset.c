@@ -1,6 +1,6 @@
 /*
  * d_reset - DATA_RESET_REQUEST, whose trigger is SIGUSR1 (see
- * docs/mapping.md).  Options: out=FILE,want=N.  Enables the event in
+ * docs/design.md).  Options: out=FILE,want=N.  Enables the event in
  * JVM_OnLoad and counts it; checks at JVM_SHUT_DOWN that exactly N arrived,
  * each on a thread the VM knows (a JNIEnv of a Java thread, as the agent may
  * call JNI in its handler) and not on a thread the agent was told about by

@@ -13,7 +13,7 @@
 # (capsprobe) shows that no one in the VM holds any OnLoad-only capability
 # that slows compiled code.  The monitor information capabilities (for
 # MONITOR_DUMP) are held: on JDK 17 and later they cost compiled code
-# nothing (see docs/mapping.md).  With methods=jvmti the layer has no other
+# nothing (see docs/design.md).  With methods=jvmti the layer has no other
 # way and takes the four of JVM TI's method events up front when an -Xrun
 # agent is on the command line, and none when there is none.  JDWP, which
 # holds them all, shows the probe sees each.
