@@ -1,8 +1,8 @@
 /*
- * dumpbuf - the bytes of HEAP_DUMP and OBJECT_DUMP as the JVMPI
+ * dumpbuf - the bytes of HEAP_DUMP, OBJECT_DUMP and MONITOR_DUMP as the JVMPI
  * specification lays them out: u2/u4/u8 big-endian, IDs and pointers as
  * native 8-byte words, field and element values by their JVMPI type.  What
- * goes in a dump, and in what order, is heapdump.c's.
+ * goes in a dump, and in what order, is heapdump.c's and monitordump.c's.
  */
 #ifndef JVMPI_DUMPBUF_H_
 #define JVMPI_DUMPBUF_H_
