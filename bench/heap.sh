@@ -30,11 +30,7 @@
 #               upgrades openjdk-17-jdk to the source package's version)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-5}
 WORKLOADS=${WORKLOADS:-javac alloc}
 CONFIGS=${CONFIGS:-a b c d}
@@ -42,43 +38,12 @@ JAVAC_FILES=${JAVAC_FILES:-60}
 ALLOC_ARGS=${ALLOC_ARGS:-4 1200000}
 JAVA_OPTS=${JAVA_OPTS:-}
 RUN_TIMEOUT=${RUN_TIMEOUT:-180}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work}
 MODE=${1:-run}
-
-say() { echo "heap.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-
-mkdir -p "$WORK"
-[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
-JDK_VERSION=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 |
-              sed -n 's/^ *java\.runtime\.version = //p')
-JDK_MAJOR=${JDK_VERSION%%[.+-]*}
-
-# ---- tools ----------------------------------------------------------------
-apt_install() {
-  apt-get install -y -q "$@" >"$WORK/apt.log" 2>&1 ||
-    { apt-get update -q >>"$WORK/apt.log" 2>&1 && apt-get install -y -q "$@" >>"$WORK/apt.log" 2>&1; } ||
-    die "apt-get install $* failed (see $WORK/apt.log)"
-}
-[ -x /usr/bin/time ] || { say "installing time"; apt_install time; }
-command -v unzip >/dev/null || { say "installing unzip"; apt_install unzip; }
-
-# ---- build ----------------------------------------------------------------
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  say "configuring $BUILD_DIR"
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 ||
-    die "configure failed (see $WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench -j2 >"$WORK/build-bench.log" 2>&1 ||
-  die "building the bench agents failed (see $WORK/build-bench.log)"
-LAYER_PROBLEM=
-if [ -n "${LAYER:-}" ]; then
-  [ -f "$LAYER" ] || LAYER_PROBLEM="no $LAYER"
-elif LAYER=$BUILD_DIR/lib/libjvmpi.so && ! cmake --build "$BUILD_DIR" --target jvmpi -j2 >"$WORK/build-layer.log" 2>&1; then
-  LAYER_PROBLEM="the layer did not build (see $WORK/build-layer.log)"
-elif [ ! -f "$LAYER" ]; then
-  LAYER_PROBLEM="no $LAYER"
-fi
+bench_init heap work
+cd "$ROOT"
+command -v unzip >/dev/null || { say "installing unzip"; bench_apt_install unzip; }
+bench_build bench
+bench_layer || true # configuration d says why it cannot run
 case " $CONFIGS " in
   *" e "*) [ -f "${BASE_LAYER:-}" ] || die "configuration e measures BASE_LAYER: set it to a libjvmpi.so" ;;
 esac
@@ -87,49 +52,13 @@ COUNT=$BUILD_DIR/lib/bench/libcount_heap.so
 CLASSES=$BUILD_DIR/bench/classes
 
 # ---- the javac workload: a fixed set of java/util sources ----------------
-# The JDK's own sources, compiled into java.base with --patch-module: they
-# match the JDK that compiles them, so every run does the same, error-free work.
-find_src_zip() {
-  local z
-  for z in "$JAVA_HOME/lib/src.zip" /usr/lib/jvm/openjdk-$JDK_MAJOR/lib/src.zip; do
-    [ -r "$z" ] && { echo "$z"; return; }
-  done
-  [ "$JDK_MAJOR" = 17 ] || die "no src.zip for JDK $JDK_MAJOR under $JAVA_HOME"
-  if [ "${BENCH_INSTALL_SOURCE:-0}" = 1 ]; then
-    say "installing openjdk-17-source"
-    apt_install openjdk-17-source
-    echo /usr/lib/jvm/openjdk-17/lib/src.zip
-    return
-  fi
-  # Installing openjdk-17-source would also upgrade the JDK under every other
-  # user of this machine (it depends on openjdk-17-jdk of its own version);
-  # only its src.zip is needed, so the package is downloaded and unpacked here.
-  local d=$WORK/openjdk-17-source
-  z=$d/x/usr/lib/jvm/openjdk-17/lib/src.zip
-  if [ ! -r "$z" ]; then
-    say "downloading openjdk-17-source (for its src.zip)"
-    rm -rf "$d" && mkdir -p "$d"
-    (cd "$d" && { apt-get download openjdk-17-source || { apt-get update -q && apt-get download openjdk-17-source; }; }) \
-      >"$WORK/apt.log" 2>&1 || die "apt-get download openjdk-17-source failed (see $WORK/apt.log)"
-    dpkg-deb -x "$d"/openjdk-17-source_*.deb "$d/x"
-    rm -f "$d"/openjdk-17-source_*.deb
-  fi
-  echo "$z"
-}
-
-TREE=$WORK/javac-jdk$JDK_MAJOR-$JAVAC_FILES
 prepare_javac() {
-  [ -f "$TREE/.done" ] && return
-  local zip
-  zip=$(find_src_zip)
-  say "unpacking $JAVAC_FILES java/util sources from $zip"
-  rm -rf "$TREE" && mkdir -p "$TREE/src"
-  unzip -Z1 "$zip" | grep -E '^java\.base/java/util/[^/]+\.java$' | LC_ALL=C sort |
-    head -n "$JAVAC_FILES" >"$TREE/files.txt"
-  (cd "$TREE/src" && unzip -q "$zip" $(cat "$TREE/files.txt"))
-  sed "s|^|$TREE/src/|" "$TREE/files.txt" >"$TREE/sources.args"
-  echo "$zip" >"$TREE/origin"
-  touch "$TREE/.done"
+  if [ "${BENCH_INSTALL_SOURCE:-0}" = 1 ] && [ ! -r /usr/lib/jvm/openjdk-17/lib/src.zip ]; then
+    say "installing openjdk-17-source"
+    bench_apt_install openjdk-17-source
+  fi
+  bench_javac_tree "$JAVAC_FILES"
+  ORIGIN=$(jdk_sources_zip "$TREE")
 }
 
 # ---- one run --------------------------------------------------------------
@@ -240,7 +169,7 @@ run_one() {
 if [ "$MODE" = perf ]; then
   wl=${2:-alloc}
   cfg=${3:-d}
-  command -v perf >/dev/null || apt_install linux-perf
+  command -v perf >/dev/null || bench_apt_install linux-perf
   [ "$cfg" != d ] || [ -z "$LAYER_PROBLEM" ] || die "$LAYER_PROBLEM"
   [ "$wl" != javac ] || prepare_javac
   JAVA_OPTS="$JAVA_OPTS -XX:+PreserveFramePointer"
@@ -323,7 +252,7 @@ echo "JDK $JDK_VERSION ($JAVA_HOME), $REPS rounds, configurations interleaved; m
 for wl in $WORKLOADS; do
   echo
   case $wl in
-    javac) echo "== javac: $JAVAC_FILES files of java/util from $(cat "$TREE/origin")" ;;
+    javac) echo "== javac: $JAVAC_FILES files of java/util from $ORIGIN" ;;
     alloc) echo "== AllocHeavy $ALLOC_ARGS (program's own count: $(median 11 alloc a))" ;;
   esac
   printf '%-30s %5s %8s %8s %8s %7s %11s %11s\n' config runs wall_s wall_min cpu_s rss_MB allocs frees

@@ -10,43 +10,27 @@
 # MODES (default: every mode below), RUN_TIMEOUT (seconds, default 600),
 # BENCH_WORK (default $BUILD_DIR/bench/work-hprof).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-BUILD_DIR=${BUILD_DIR:-build}
-case "$BUILD_DIR" in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-3}
 JAVAC_FILES=${JAVAC_FILES:-15}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-hprof}
 MODES=${MODES:-"none heap=sites heap=dump heap=all cpu=samples cpu=times cpu=old monitor=y heap=all,format=b"}
-
-say() { echo "hprof bench: $*" >&2; }
-die() { say "$*"; exit 1; }
-
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+bench_init hprof
+cd "$ROOT"
 [ -x "$JAVA_HOME/bin/javac" ] || die "no javac under $JAVA_HOME"
-cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null && cmake --build "$BUILD_DIR" -j2 --target jvmpi hprof >/dev/null ||
-  die "build failed"
+bench_build jvmpi hprof
 LAYER=$BUILD_DIR/lib/libjvmpi.so
-mkdir -p "$WORK"
-
-. "$ROOT/scripts/jdk_sources.sh"
-jdk_sources_tree "$WORK/tree" "$JAVAC_FILES" || die "no JDK sources"
-TREE=$WORK/tree
+bench_javac_tree "$JAVAC_FILES"
 
 # run MODE ROUND: one javac; appends "mode wall cpu rss_kb" to results.
 run() {
-  local mode=$1 round=$2
-  local out=$WORK/out-$round
-  local agent=()
-  rm -rf "$out" && mkdir -p "$out"
-  if [ "$mode" != none ]; then
-    agent=("-J-agentpath:$LAYER=hprof:$mode,file=$WORK/profile-$round")
-  fi
-  if ! timeout "$RUN_TIMEOUT" /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$JAVA_HOME/bin/javac" "${agent[@]}" \
-      --patch-module "java.base=$TREE/src/java.base" -d "$out" -nowarn -XDignore.symbol.file -proc:none \
-      "@$TREE/sources.args" >"$WORK/run.log" 2>&1; then
+  local mode=$1 round=$2 agent=
+  local -a cmd
+  [ "$mode" = none ] || agent="-agentpath:$LAYER=hprof:$mode,file=$WORK/profile-$round"
+  mapfile -t cmd < <(bench_javac_command "$agent")
+  rm -rf "$WORK/javac-out" && mkdir -p "$WORK/javac-out"
+  if ! timeout "$RUN_TIMEOUT" /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "${cmd[@]}" >"$WORK/run.log" 2>&1; then
     say "$mode (round $round) failed or timed out; see $WORK/run.log"
     echo "$mode n/a n/a n/a" >>"$WORK/results.tsv"
     return

@@ -1,9 +1,15 @@
 # bench/lib.sh - what the benchmark drivers share; sourced, never run.
 #
-#   bench_init NAME            ROOT, BUILD_DIR (absolute), JAVA_HOME, JDK_MAJOR,
-#                              WORK (BENCH_WORK or $BUILD_DIR/bench/work-NAME),
-#                              say/die; configures the build if it was not
+#   bench_init NAME [DIR]      ROOT, BUILD_DIR (absolute), JAVA_HOME (default JDK 17),
+#                              JDK_MAJOR, JDK_VERSION, WORK (BENCH_WORK or
+#                              $BUILD_DIR/bench/DIR, default work-NAME), say/die;
+#                              /usr/bin/time installed if missing; configures
+#                              the build if it was not
+#   bench_jdk_major JAVA_HOME  its java.specification.version (1.8, 11, 17, ...)
+#   bench_apt_install PKG...   apt-get install, the package lists updated if need be
 #   bench_build TARGET...      builds them (the layer, the bench agents, ...)
+#   bench_layer                LAYER: the libjvmpi.so given, else the tree's, built;
+#                              false with LAYER_PROBLEM set when there is none
 #   bench_javac_tree FILES     TREE: FILES java/util sources of the measured JDK,
 #                              patched into java.base, so every run does the same work
 #   bench_javac_command AGENT  javac's arguments (AGENT: a -agentpath or -Xrun
@@ -19,21 +25,44 @@ bench_init() {
   BUILD_DIR=${BUILD_DIR:-build}
   case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
   JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-  WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-$BENCH_NAME}
+  WORK=${BENCH_WORK:-$BUILD_DIR/bench/${2:-work-$BENCH_NAME}}
   mkdir -p "$WORK"
   [ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
-  [ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
-  JDK_MAJOR=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 |
-    sed -n 's/^ *java\.specification\.version = //p')
+  [ -x /usr/bin/time ] || { say "installing time"; bench_apt_install time; }
+  JDK_MAJOR=$(bench_jdk_major "$JAVA_HOME")
+  JDK_VERSION=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 |
+    sed -n 's/^ *java\.runtime\.version = //p')
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
   fi
 }
-say() { echo "$BENCH_NAME.sh: $*" >&2; }
+say() { echo "$(basename "$0"): $*" >&2; } # usable before bench_init
 die() { say "$*"; exit 1; }
+
+bench_jdk_major() {
+  "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p'
+}
+
+bench_apt_install() {
+  apt-get install -y -q "$@" >"$WORK/apt.log" 2>&1 ||
+    { apt-get update -q >>"$WORK/apt.log" 2>&1 && apt-get install -y -q "$@" >>"$WORK/apt.log" 2>&1; } ||
+    die "apt-get install $* failed (see $WORK/apt.log)"
+}
 
 bench_build() {
   cmake --build "$BUILD_DIR" --target "$@" -j2 >"$WORK/build.log" 2>&1 || die "build failed (see $WORK/build.log)"
+}
+
+bench_layer() {
+  LAYER_PROBLEM=
+  if [ -n "${LAYER:-}" ]; then
+    [ -f "$LAYER" ] || LAYER_PROBLEM="no $LAYER"
+  elif LAYER=$BUILD_DIR/lib/libjvmpi.so && ! cmake --build "$BUILD_DIR" --target jvmpi -j2 >"$WORK/build-layer.log" 2>&1; then
+    LAYER_PROBLEM="the layer did not build (see $WORK/build-layer.log)"
+  elif [ ! -f "$LAYER" ]; then
+    LAYER_PROBLEM="no $LAYER"
+  fi
+  [ -z "$LAYER_PROBLEM" ]
 }
 
 bench_javac_tree() {

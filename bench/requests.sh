@@ -28,32 +28,16 @@
 #   BENCH_WORK scratch directory (default $BUILD_DIR/bench/requests)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+. "$(dirname "$0")/lib.sh"
 SIZES=${SIZES:-100000 1000000 4000000}
 MODES=${MODES:-dump alloc}
 REPS=${REPS:-3}
 WHAT=${WHAT:-alloc}
 MAX=${MAX:-}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/requests}
-
-say() { echo "requests.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-
-mkdir -p "$WORK"
-[ -x "$JAVA_HOME/bin/java" ] || die "no JDK at $JAVA_HOME"
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed (see $WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench -j2 >"$WORK/build.log" 2>&1 || die "build failed (see $WORK/build.log)"
-if [ -z "${LAYER:-}" ]; then
-  cmake --build "$BUILD_DIR" --target jvmpi -j2 >>"$WORK/build.log" 2>&1 || die "the layer did not build (see $WORK/build.log)"
-  LAYER=$BUILD_DIR/lib/libjvmpi.so
-fi
-[ -f "$LAYER" ] || die "no $LAYER"
+bench_init requests requests
+cd "$ROOT"
+bench_build bench
+bench_layer || die "$LAYER_PROBLEM"
 AGENT=$BUILD_DIR/lib/bench/libdump_requests.so
 
 # one run: size mode round -> "objects failed dump_ms request_ns bytes_per_record"

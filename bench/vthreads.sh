@@ -21,33 +21,20 @@
 # BATCH (10000), BENCH_WORK (default $BUILD_DIR/bench/work-vthreads).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-5}
 COUNT=${COUNT:-1000000}
 BATCH=${BATCH:-10000}
-WORK=${BENCH_WORK:-$BUILD_DIR/bench/work-vthreads}
-say() { echo "vthreads.sh: $*" >&2; }
-die() { say "$*"; exit 1; }
-mkdir -p "$WORK"
-[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
-
-jdk_major() { "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p'; }
-if [ -z "${JAVA_HOME:-}" ] || [ "$(jdk_major "$JAVA_HOME")" -lt 21 ] 2>/dev/null; then
+if [ -z "${JAVA_HOME:-}" ] || [ "$(bench_jdk_major "$JAVA_HOME")" -lt 21 ] 2>/dev/null; then
   JAVA_HOME=
   for j in /usr/lib/jvm/*/; do
     j=${j%/}
-    [ -x "$j/bin/java" ] && [ "$(jdk_major "$j")" -ge 21 ] 2>/dev/null && { JAVA_HOME=$j; break; }
+    [ -x "$j/bin/java" ] && [ "$(bench_jdk_major "$j")" -ge 21 ] 2>/dev/null && { JAVA_HOME=$j; break; }
   done
   [ -n "$JAVA_HOME" ] || die "no JDK 21 or later under /usr/lib/jvm: virtual threads need one"
 fi
-JDK_MAJOR=$(jdk_major "$JAVA_HOME")
-
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" >"$WORK/configure.log" 2>&1 || die "configure failed ($WORK/configure.log)"
-fi
-cmake --build "$BUILD_DIR" --target bench jvmpi -j2 >"$WORK/build.log" 2>&1 || die "build failed ($WORK/build.log)"
+bench_init vthreads
+bench_build bench jvmpi
 LAYER=$BUILD_DIR/lib/libjvmpi.so
 PLAIN=$BUILD_DIR/lib/bench/libplain_vthreads.so
 COUNTER=$BUILD_DIR/lib/bench/libcount_threads.so

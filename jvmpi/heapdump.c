@@ -1,7 +1,6 @@
 /*
  * heapdump.c - HEAP_DUMP (levels 0, 1, 2) and OBJECT_DUMP in the JVMPI
- * specification's dump format: u2/u4/u8 big-endian, IDs and pointers as
- * native 8-byte words.
+ * specification's dump format (its bytes: dumpbuf.h).
  *
  * The backend hands over a snapshot of one heap walk (seam.h, "heap dumps");
  * this side knows what the agent was told in CLASS_LOAD, so it is the one
@@ -16,6 +15,7 @@
 #include "classes.h"
 #include "defs.h"
 #include "dispatch.h"
+#include "dumpbuf.h"
 #include "events.h"
 #include "gc.h"
 #include "layer.h"
@@ -26,149 +26,6 @@
 #define FIRST_TRACE_DEPTH 64
 /* A super chain longer than this is a broken snapshot, not a class. */
 #define MAX_CHAIN 1024
-
-/* ---- the output buffer --------------------------------------------------- */
-
-typedef struct {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-} wbuf;
-
-static void put(wbuf *w, const void *data, size_t n)
-{
-    if (w->failed) {
-        return;
-    }
-    if (w->len + n > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap < w->len + n) {
-            cap *= 2;
-        }
-        unsigned char *grown = realloc(w->p, cap);
-        if (grown == NULL) {
-            w->failed = true;
-            return;
-        }
-        w->p = grown;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->len, data, n);
-    w->len += n;
-}
-
-static void put_u1(wbuf *w, unsigned v)
-{
-    unsigned char b = (unsigned char)v;
-    put(w, &b, 1);
-}
-
-static void put_u2(wbuf *w, unsigned v)
-{
-    unsigned char b[2] = {(unsigned char)(v >> 8), (unsigned char)v};
-    put(w, b, 2);
-}
-
-static void put_u4(wbuf *w, uint32_t v)
-{
-    unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
-                          (unsigned char)v};
-    put(w, b, 4);
-}
-
-static void put_u8(wbuf *w, uint64_t v)
-{
-    put_u4(w, (uint32_t)(v >> 32));
-    put_u4(w, (uint32_t)v);
-}
-
-/* IDs, JNIEnv *, jobject: the pointer's own bytes, as agents read them back. */
-static void put_ptr(wbuf *w, const void *p) { put(w, &p, sizeof p); }
-
-/* ---- values ---------------------------------------------------------------- */
-
-static jint type_of_signature(const char *sig)
-{
-    switch (sig != NULL ? sig[0] : 'L') {
-    case 'Z': return JVMPI_BOOLEAN;
-    case 'B': return JVMPI_BYTE;
-    case 'C': return JVMPI_CHAR;
-    case 'S': return JVMPI_SHORT;
-    case 'I': return JVMPI_INT;
-    case 'J': return JVMPI_LONG;
-    case 'F': return JVMPI_FLOAT;
-    case 'D': return JVMPI_DOUBLE;
-    default: return JVMPI_CLASS;
-    }
-}
-
-static size_t type_size(jint type)
-{
-    switch (type) {
-    case JVMPI_BOOLEAN:
-    case JVMPI_BYTE:
-        return 1;
-    case JVMPI_CHAR:
-    case JVMPI_SHORT:
-        return 2;
-    case JVMPI_INT:
-    case JVMPI_FLOAT:
-        return 4;
-    case JVMPI_LONG:
-    case JVMPI_DOUBLE:
-        return 8;
-    default:
-        return sizeof(void *);
-    }
-}
-
-static bool is_reference(jint type) { return type == JVMPI_CLASS || type == JVMPI_NORMAL_OBJECT; }
-
-static void put_value(wbuf *w, jint type, seam_heap_bits v)
-{
-    switch (type) {
-    case JVMPI_BOOLEAN: put_u1(w, v.z); break;
-    case JVMPI_BYTE: put_u1(w, (uint8_t)v.b); break;
-    case JVMPI_CHAR: put_u2(w, v.c); break;
-    case JVMPI_SHORT: put_u2(w, (uint16_t)v.s); break;
-    case JVMPI_INT: put_u4(w, (uint32_t)v.i); break;
-    case JVMPI_FLOAT: {
-        uint32_t bits;
-        memcpy(&bits, &v.f, sizeof bits);
-        put_u4(w, bits);
-        break;
-    }
-    case JVMPI_LONG: put_u8(w, (uint64_t)v.j); break;
-    case JVMPI_DOUBLE: {
-        uint64_t bits;
-        memcpy(&bits, &v.d, sizeof bits);
-        put_u8(w, bits);
-        break;
-    }
-    default: put_ptr(w, v.id); break;
-    }
-}
-
-/* A field's value as its signature says it is written; a value of another
- * type (a snapshot that disagrees with CLASS_LOAD) is written as null/0. */
-static void put_field(wbuf *w, jint sig_type, const seam_heap_field *f)
-{
-    seam_heap_bits v;
-    memset(&v, 0, sizeof v);
-    if (f != NULL && (f->type == sig_type || (is_reference(f->type) && is_reference(sig_type)))) {
-        v = f->v;
-    }
-    put_value(w, sig_type, v);
-}
-
-/* One element of a primitive array: packed values in native order. */
-static void put_element(wbuf *w, jint type, const unsigned char *at)
-{
-    seam_heap_bits v;
-    memset(&v, 0, sizeof v);
-    memcpy(&v, at, type_size(type));
-    put_value(w, type, v);
-}
 
 /* ---- classes of the snapshot, with what CLASS_LOAD said about them -------- */
 
@@ -293,7 +150,7 @@ static const seam_heap_field **values_by_slot(class_view *cv, jobjectID decl, ji
 
 /* Writes one CLASS_LOAD field list's values (instances or statics) in its
  * order; level 1 keeps only references. */
-static void put_field_list(wbuf *w, class_view *cv, jobjectID decl, const JVMPI_Field *list, jint n,
+static void put_field_list(dumpbuf *w, class_view *cv, jobjectID decl, const JVMPI_Field *list, jint n,
                            const seam_heap_field *fields, jint count, int level)
 {
     const seam_heap_field **slots = values_by_slot(cv, decl, n, fields, count);
@@ -302,9 +159,9 @@ static void put_field_list(wbuf *w, class_view *cv, jobjectID decl, const JVMPI_
         return;
     }
     for (jint s = 0; s < n; s++) {
-        jint type = type_of_signature(list[s].field_signature);
-        if (level >= JVMPI_DUMP_LEVEL_2 || is_reference(type)) {
-            put_field(w, type, slots[s]);
+        jint type = dumpbuf_type_of_signature(list[s].field_signature);
+        if (level >= JVMPI_DUMP_LEVEL_2 || dumpbuf_is_reference(type)) {
+            dumpbuf_field(w, type, slots[s]);
         }
     }
 }
@@ -323,7 +180,7 @@ static jobjectID element_class(class_view *cv, jobjectID array_class)
     return info != NULL ? info->element_id : NULL;
 }
 
-static void put_class_dump(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+static void put_class_dump(dumpbuf *w, class_view *cv, const seam_heap_object *o, int level)
 {
     const seam_heap_class *hc = snap_class(cv, o->id);
     const seam_class_info *info = class_info(cv, o->id);
@@ -333,25 +190,25 @@ static void put_class_dump(wbuf *w, class_view *cv, const seam_heap_object *o, i
         none.id = o->id;
         hc = &none;
     }
-    put_u1(w, JVMPI_GC_CLASS_DUMP);
-    put_ptr(w, o->id);
-    put_ptr(w, hc->super);
-    put_ptr(w, hc->loader);
-    put_ptr(w, hc->signers);
-    put_ptr(w, hc->domain);
-    put_ptr(w, hc->name);
-    put_ptr(w, NULL); /* reserved */
-    put_u4(w, (uint32_t)hc->instance_size);
+    dumpbuf_u1(w, JVMPI_GC_CLASS_DUMP);
+    dumpbuf_ptr(w, o->id);
+    dumpbuf_ptr(w, hc->super);
+    dumpbuf_ptr(w, hc->loader);
+    dumpbuf_ptr(w, hc->signers);
+    dumpbuf_ptr(w, hc->domain);
+    dumpbuf_ptr(w, hc->name);
+    dumpbuf_ptr(w, NULL); /* reserved */
+    dumpbuf_u4(w, (uint32_t)hc->instance_size);
     /* As many as CLASS_LOAD announced: agents size this list by it. */
     jint n_ifaces = info != NULL ? info->num_interfaces : hc->num_interfaces;
     for (jint i = 0; i < n_ifaces; i++) {
-        put_ptr(w, i < hc->num_interfaces ? hc->interfaces[i] : NULL);
+        dumpbuf_ptr(w, i < hc->num_interfaces ? hc->interfaces[i] : NULL);
     }
     /* A constant pool count of 0, as HotSpot 5.0 wrote it: agents size this
      * record from CLASS_LOAD alone (Sun's HPROF reads each entry as an
      * index, a type and an object ID), and what JVM TI reports of a pool is
      * only the references resolved so far. */
-    put_u2(w, 0);
+    dumpbuf_u2(w, 0);
     if (info != NULL) {
         put_field_list(w, cv, o->id, info->statics, info->num_statics, hc->statics, hc->num_statics, level);
     }
@@ -359,9 +216,9 @@ static void put_class_dump(wbuf *w, class_view *cv, const seam_heap_object *o, i
 
 /* Instance fields: the object's class's CLASS_LOAD instances, then its
  * super's, and so on up to java.lang.Object. */
-static void put_instance_dump(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+static void put_instance_dump(dumpbuf *w, class_view *cv, const seam_heap_object *o, int level)
 {
-    wbuf values = {NULL, 0, 0, false};
+    dumpbuf values = {NULL, 0, 0, false};
     jobjectID k = o->class_id;
     for (int depth = 0; k != NULL && depth < MAX_CHAIN; depth++) {
         const seam_class_info *info = class_info(cv, k);
@@ -377,17 +234,17 @@ static void put_instance_dump(wbuf *w, class_view *cv, const seam_heap_object *o
     if (values.failed) {
         w->failed = true;
     }
-    put_u1(w, JVMPI_GC_INSTANCE_DUMP);
-    put_ptr(w, o->id);
-    put_ptr(w, o->class_id);
-    put_u4(w, (uint32_t)values.len);
+    dumpbuf_u1(w, JVMPI_GC_INSTANCE_DUMP);
+    dumpbuf_ptr(w, o->id);
+    dumpbuf_ptr(w, o->class_id);
+    dumpbuf_u4(w, (uint32_t)values.len);
     if (values.len > 0) {
-        put(w, values.p, values.len);
+        dumpbuf_put(w, values.p, values.len);
     }
     free(values.p);
 }
 
-static void put_object_record(wbuf *w, class_view *cv, const seam_heap_object *o, int level)
+static void put_object_record(dumpbuf *w, class_view *cv, const seam_heap_object *o, int level)
 {
     switch (o->kind) {
     case SEAM_HEAP_CLASS:
@@ -397,29 +254,29 @@ static void put_object_record(wbuf *w, class_view *cv, const seam_heap_object *o
         put_instance_dump(w, cv, o, level);
         break;
     case SEAM_HEAP_OBJ_ARRAY:
-        put_u1(w, JVMPI_GC_OBJ_ARRAY_DUMP);
-        put_ptr(w, o->id);
-        put_u4(w, (uint32_t)o->count);
-        put_ptr(w, element_class(cv, o->class_id));
+        dumpbuf_u1(w, JVMPI_GC_OBJ_ARRAY_DUMP);
+        dumpbuf_ptr(w, o->id);
+        dumpbuf_u4(w, (uint32_t)o->count);
+        dumpbuf_ptr(w, element_class(cv, o->class_id));
         for (jint i = 0; i < o->count; i++) {
-            put_ptr(w, o->u.elements != NULL ? o->u.elements[i] : NULL);
+            dumpbuf_ptr(w, o->u.elements != NULL ? o->u.elements[i] : NULL);
         }
         break;
     case SEAM_HEAP_PRIM_ARRAY: {
-        put_u1(w, JVMPI_GC_PRIM_ARRAY_DUMP);
-        put_ptr(w, o->id);
-        put_u4(w, (uint32_t)o->count);
-        put_u1(w, (unsigned)o->elem_type);
+        dumpbuf_u1(w, JVMPI_GC_PRIM_ARRAY_DUMP);
+        dumpbuf_ptr(w, o->id);
+        dumpbuf_u4(w, (uint32_t)o->count);
+        dumpbuf_u1(w, (unsigned)o->elem_type);
         if (level >= JVMPI_DUMP_LEVEL_2) {
-            size_t size = type_size(o->elem_type);
+            size_t size = dumpbuf_type_size(o->elem_type);
             const unsigned char *at = o->u.values;
             seam_heap_bits zero;
             memset(&zero, 0, sizeof zero);
             for (jint i = 0; i < o->count; i++) {
                 if (at != NULL) {
-                    put_element(w, o->elem_type, at + (size_t)i * size);
+                    dumpbuf_element(w, o->elem_type, at + (size_t)i * size);
                 } else {
-                    put_value(w, o->elem_type, zero);
+                    dumpbuf_value(w, o->elem_type, zero);
                 }
             }
         }
@@ -547,48 +404,48 @@ static uint32_t frame_number(const thread_set *ts, int trace, const seam_heap_ro
     return (uint32_t)-1;
 }
 
-static void put_root(wbuf *w, const thread_set *ts, const seam_heap_root *r)
+static void put_root(dumpbuf *w, const thread_set *ts, const seam_heap_root *r)
 {
     JNIEnv *env = NULL;
     int trace = -1;
     switch (r->kind) {
     case JVMPI_GC_ROOT_JNI_GLOBAL:
-        put_u1(w, JVMPI_GC_ROOT_JNI_GLOBAL);
-        put_ptr(w, r->id);
-        put_ptr(w, r->ref);
+        dumpbuf_u1(w, JVMPI_GC_ROOT_JNI_GLOBAL);
+        dumpbuf_ptr(w, r->id);
+        dumpbuf_ptr(w, r->ref);
         return;
     case JVMPI_GC_ROOT_JNI_LOCAL:
     case JVMPI_GC_ROOT_JAVA_FRAME:
         if (thread_of(ts, r->thread, &env, &trace)) {
-            put_u1(w, (unsigned)r->kind);
-            put_ptr(w, r->id);
-            put_ptr(w, env);
-            put_u4(w, frame_number(ts, trace, r));
+            dumpbuf_u1(w, (unsigned)r->kind);
+            dumpbuf_ptr(w, r->id);
+            dumpbuf_ptr(w, env);
+            dumpbuf_u4(w, frame_number(ts, trace, r));
             return;
         }
         break;
     case JVMPI_GC_ROOT_NATIVE_STACK:
     case JVMPI_GC_ROOT_THREAD_BLOCK:
         if (thread_of(ts, r->thread, &env, &trace)) {
-            put_u1(w, (unsigned)r->kind);
-            put_ptr(w, r->id);
-            put_ptr(w, env);
+            dumpbuf_u1(w, (unsigned)r->kind);
+            dumpbuf_ptr(w, r->id);
+            dumpbuf_ptr(w, env);
             return;
         }
         break;
     case JVMPI_GC_ROOT_STICKY_CLASS:
     case JVMPI_GC_ROOT_MONITOR_USED:
     case JVMPI_GC_ROOT_UNKNOWN:
-        put_u1(w, (unsigned)r->kind);
-        put_ptr(w, r->id);
+        dumpbuf_u1(w, (unsigned)r->kind);
+        dumpbuf_ptr(w, r->id);
         return;
     default:
         break;
     }
     /* A root in a thread the agent was never told about (the layer's own),
      * or of a kind without a JVMPI body: still a root. */
-    put_u1(w, JVMPI_GC_ROOT_UNKNOWN);
-    put_ptr(w, r->id);
+    dumpbuf_u1(w, JVMPI_GC_ROOT_UNKNOWN);
+    dumpbuf_ptr(w, r->id);
 }
 
 /* ---- whole dumps -------------------------------------------------------------- */
@@ -630,7 +487,7 @@ static bool is_array_class(class_view *cv, jobjectID id)
  * every class before its instances; then everything else in walk order.
  * Array classes get no class dump, as in HotSpot 5.0: CLASS_LOAD gave them
  * no fields, and their arrays name their element class. */
-static void put_objects(wbuf *w, class_view *cv, const seam_heap_snapshot *snap, int level)
+static void put_objects(dumpbuf *w, class_view *cv, const seam_heap_snapshot *snap, int level)
 {
     int n_classes = 0;
     for (int i = 0; i < snap->num_objects; i++) {
@@ -661,12 +518,12 @@ static void put_objects(wbuf *w, class_view *cv, const seam_heap_snapshot *snap,
     }
 }
 
-static bool build_heap_dump(wbuf *w, const seam_heap_snapshot *snap, const thread_set *ts, int level)
+static bool build_heap_dump(dumpbuf *w, const seam_heap_snapshot *snap, const thread_set *ts, int level)
 {
     if (level == JVMPI_DUMP_LEVEL_0) {
         for (int i = 0; i < snap->num_objects; i++) {
-            put_u1(w, (unsigned)level0_type(&snap->objects[i]));
-            put_ptr(w, snap->objects[i].id);
+            dumpbuf_u1(w, (unsigned)level0_type(&snap->objects[i]));
+            dumpbuf_ptr(w, snap->objects[i].id);
         }
         return !w->failed;
     }
@@ -747,7 +604,7 @@ jint heapdump_request_heap(void *arg)
         }
         defs_traces(env, ts.traces, ts.count);
     }
-    wbuf w = {NULL, 0, 0, false};
+    dumpbuf w = {NULL, 0, 0, false};
     bool built = build_heap_dump(&w, &snap, &ts, level);
     LOG_DEBUG("%s: level %d, %d roots, %d objects, %d classes, %zu bytes", call, level, snap.num_roots,
               snap.num_objects, snap.num_classes, w.len);
@@ -800,7 +657,7 @@ jint heapdump_request_object(jobjectID id)
         return JVMPI_FAIL;
     }
     defs_heap_snapshot(env, &snap);
-    wbuf w = {NULL, 0, 0, false};
+    dumpbuf w = {NULL, 0, 0, false};
     bool built = false;
     if (snap.num_objects != 1 || snap.objects[0].id != id) {
         LOG_ERROR("%s: the snapshot of %p holds %d objects", call, (void *)id, snap.num_objects);

@@ -6,60 +6,17 @@
 
 #include "agents.h"
 #include "defs.h"
+#include "dumpbuf.h"
 #include "events.h"
 #include "log.h"
 #include "rawmon.h"
 #include "threads.h"
 
-typedef struct {
-    unsigned char *data;
-    size_t len, cap;
-    bool failed;
-} buf_t;
-
-static void put(buf_t *b, const void *p, size_t n)
+static void put_envs(dumpbuf *b, jint n, JNIEnv *const *envs)
 {
-    if (b->failed) {
-        return;
-    }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->len + n) {
-            cap *= 2;
-        }
-        unsigned char *d = realloc(b->data, cap);
-        if (d == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-static void put_u1(buf_t *b, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    put(b, &c, 1);
-}
-
-static void put_u4(buf_t *b, uint32_t v)
-{
-    unsigned char c[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
-                          (unsigned char)v};
-    put(b, c, 4);
-}
-
-/* IDs and pointers are raw native values. */
-static void put_ptr(buf_t *b, const void *p) { put(b, &p, sizeof p); }
-
-static void put_envs(buf_t *b, jint n, JNIEnv *const *envs)
-{
-    put_u4(b, (uint32_t)n);
+    dumpbuf_u4(b, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
-        put_ptr(b, envs[i]);
+        dumpbuf_ptr(b, envs[i]);
     }
 }
 
@@ -79,7 +36,7 @@ static jint map_threads(jint n, const jobjectID *ids, JNIEnv **out)
     return k;
 }
 
-static void put_java_monitor(buf_t *b, const seam_monitor_info *m)
+static void put_java_monitor(dumpbuf *b, const seam_monitor_info *m)
 {
     JNIEnv *owner = NULL;
     if (m->owner != NULL) {
@@ -95,12 +52,12 @@ static void put_java_monitor(buf_t *b, const seam_monitor_info *m)
     }
     jint n_entering = map_threads(m->n_entering, m->entering, entering);
     jint n_waiting = map_threads(m->n_waiting, m->waiting, waiting);
-    put_u1(b, JVMPI_MONITOR_JAVA);
-    put_ptr(b, m->object);
-    put_ptr(b, owner);
+    dumpbuf_u1(b, JVMPI_MONITOR_JAVA);
+    dumpbuf_ptr(b, m->object);
+    dumpbuf_ptr(b, owner);
     /* HotSpot 5.0's count: the threads after the monitor, not the owner's
      * recursion; agents that size or print it were written against that. */
-    put_u4(b, (uint32_t)(n_entering + n_waiting));
+    dumpbuf_u4(b, (uint32_t)(n_entering + n_waiting));
     put_envs(b, n_entering, entering);
     put_envs(b, n_waiting, waiting);
     free(entering);
@@ -108,7 +65,7 @@ static void put_java_monitor(buf_t *b, const seam_monitor_info *m)
 }
 
 typedef struct {
-    buf_t *buf;
+    dumpbuf *buf;
     char **names;     /* copies, alive until the event has been delivered */
     int n_names, cap_names;
 } raw_ctx;
@@ -138,12 +95,12 @@ static void put_raw_monitor(const rawmon_snapshot *s, void *arg)
         return;
     }
     c->names[c->n_names++] = name;
-    buf_t *b = c->buf;
-    put_u1(b, JVMPI_MONITOR_RAW);
-    put_ptr(b, name);
-    put_ptr(b, s->id);
-    put_ptr(b, s->owner);
-    put_u4(b, (uint32_t)s->entry_count);
+    dumpbuf *b = c->buf;
+    dumpbuf_u1(b, JVMPI_MONITOR_RAW);
+    dumpbuf_ptr(b, name);
+    dumpbuf_ptr(b, s->id);
+    dumpbuf_ptr(b, s->owner);
+    dumpbuf_u4(b, (uint32_t)s->entry_count);
     put_envs(b, s->n_entering, s->entering);
     put_envs(b, s->n_waiting, s->waiting);
 }
@@ -212,7 +169,7 @@ jint monitordump_request(JNIEnv *env)
     skip_class_monitors(&snap);
     defs_monitor_snapshot(env, &snap);
     jint rc = JVMPI_FAIL;
-    buf_t b = {0};
+    dumpbuf b = {0};
     raw_ctx raw = {&b, NULL, 0, 0};
     JVMPI_CallTrace *traces = calloc((size_t)snap.num_threads + 1, sizeof *traces);
     jint *status = calloc((size_t)snap.num_threads + 1, sizeof *status);
@@ -245,7 +202,7 @@ jint monitordump_request(JNIEnv *env)
         goto out;
     }
     /* An empty dump still needs a begin that is not NULL. */
-    put_u1(&b, 0);
+    dumpbuf_u1(&b, 0);
     b.len--;
     if (b.failed) {
         goto out;
@@ -253,8 +210,8 @@ jint monitordump_request(JNIEnv *env)
     JVMPI_Event ev;
     memset(&ev, 0, sizeof ev);
     ev.event_type = JVMPI_EVENT_MONITOR_DUMP | JVMPI_REQUESTED_EVENT;
-    ev.u.monitor_dump.begin = (char *)b.data;
-    ev.u.monitor_dump.end = (char *)b.data + b.len;
+    ev.u.monitor_dump.begin = (char *)b.p;
+    ev.u.monitor_dump.end = (char *)b.p + b.len;
     ev.u.monitor_dump.num_traces = n;
     ev.u.monitor_dump.traces = with_traces ? traces : NULL;
     ev.u.monitor_dump.threads_status = with_traces ? status : NULL;
@@ -265,7 +222,7 @@ out:
         free(raw.names[i]);
     }
     free(raw.names);
-    free(b.data);
+    free(b.p);
     free(traces);
     free(status);
     snap.num_monitors = all_monitors;

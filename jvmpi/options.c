@@ -58,31 +58,59 @@ static int parse_level(const char *v, int *level)
     return -1;
 }
 
-/* The options that take one of two words, and the flag each sets: true
- * for `on`, false for the other word. */
+typedef enum { OPT_LEVEL, OPT_PATH, OPT_SECONDS, OPT_CHOICE } option_kind;
+
+/* Every layer option.  A choice takes one of two words, the first being the
+ * default, and sets its flag: true for `on`, false for the other word. */
 typedef struct {
-    const char *name, *first, *second, *on;
-    size_t flag; /* offset of the bool in options_layer */
-} choice;
+    const char *name;
+    option_kind kind;
+    size_t at; /* offset of the value in options_layer */
+    const char *first, *second, *on;
+} option;
 
-static const choice choices[] = {
-    {"caps", "auto", "all", "all", offsetof(options_layer, caps_all)},
-    {"classcache", "auto", "off", "auto", offsetof(options_layer, class_cache)},
-    {"vthreads", "threads", "carriers", "carriers", offsetof(options_layer, vthreads_carriers)},
-    {"methods", "rewrite", "jvmti", "jvmti", offsetof(options_layer, methods_jvmti)},
-    {"monitordump", "jdk5", "traces", "traces", offsetof(options_layer, monitordump_traces)},
-    {"allocs", "auto", "hooks", "hooks", offsetof(options_layer, allocs_hooks)},
+static const option table[] = {
+    {"log", OPT_LEVEL, offsetof(options_layer, log_level), NULL, NULL, NULL},
+    {"logfile", OPT_PATH, offsetof(options_layer, log_file), NULL, NULL, NULL},
+    {"caps", OPT_CHOICE, offsetof(options_layer, caps_all), "auto", "all", "all"},
+    {"classcache", OPT_CHOICE, offsetof(options_layer, class_cache), "auto", "off", "auto"},
+    {"vthreads", OPT_CHOICE, offsetof(options_layer, vthreads_carriers), "threads", "carriers", "carriers"},
+    {"methods", OPT_CHOICE, offsetof(options_layer, methods_jvmti), "rewrite", "jvmti", "jvmti"},
+    {"monitordump", OPT_CHOICE, offsetof(options_layer, monitordump_traces), "jdk5", "traces", "traces"},
+    {"allocs", OPT_CHOICE, offsetof(options_layer, allocs_hooks), "auto", "hooks", "hooks"},
+    {"ledger", OPT_PATH, offsetof(options_layer, ledger_file), NULL, NULL, NULL},
+    {"ledgerhold", OPT_SECONDS, offsetof(options_layer, ledger_hold_s), NULL, NULL, NULL},
 };
+#define OPTIONS (sizeof table / sizeof table[0])
 
-#define KNOWN                                                                                                  \
-    "log=<level>, logfile=<path>, caps=<auto|all>, classcache=<auto|off>, vthreads=<threads|carriers>, "       \
-    "methods=<rewrite|jvmti>, monitordump=<jdk5|traces>, allocs=<auto|hooks>, ledger=<path>, ledgerhold=<seconds>"
+#define FIELD(out, o, type) ((type *)((char *)(out) + (o)->at))
 
-/* Options whose value is a path, which may hold commas. */
-static bool is_path_option(const char *name, size_t len)
+static const option *option_named(const char *name, size_t len)
 {
-    return (len == strlen("logfile") && strncmp(name, "logfile", len) == 0) ||
-           (len == strlen("ledger") && strncmp(name, "ledger", len) == 0);
+    for (size_t i = 0; i < OPTIONS; i++) {
+        if (strlen(table[i].name) == len && strncmp(name, table[i].name, len) == 0) {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+/* "log=<level>, logfile=<path>, caps=<auto|all>, ...", for the error line
+ * of an unknown option. */
+static void known_options(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < OPTIONS && n < len; i++) {
+        const option *o = &table[i];
+        const char *sep = i > 0 ? ", " : "";
+        if (o->kind == OPT_CHOICE) {
+            n += (size_t)snprintf(buf + n, len - n, "%s%s=<%s|%s>", sep, o->name, o->first, o->second);
+        } else {
+            n += (size_t)snprintf(buf + n, len - n, "%s%s=<%s>", sep, o->name,
+                                  o->kind == OPT_LEVEL ? "level" : o->kind == OPT_PATH ? "path" : "seconds");
+        }
+    }
 }
 
 /* A path option's value: the old one replaced; -1 with the error line in err. */
@@ -107,60 +135,56 @@ static int set_path(const char *name, const char *value, char **slot, char *err,
 static int one_option(const char *name, const char *value, options_layer *out, char *err, size_t errlen)
 {
     char shown[LOG_SHORT_BUF];
-    if (strcmp(name, "log") == 0) {
-        if (parse_level(value, &out->log_level) != 0) {
-            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: log=%s: expected error, warn, info or debug",
+    const option *o = option_named(name, strlen(name));
+    if (o == NULL) {
+        char known[512];
+        known_options(known, sizeof known);
+        snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: %s)",
+                 log_shorten(name, shown, sizeof shown), known);
+        return -1;
+    }
+    switch (o->kind) {
+    case OPT_LEVEL:
+        if (parse_level(value, FIELD(out, o, int)) != 0) {
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected error, warn, info or debug", name,
                      log_shorten(value, shown, sizeof shown));
             return -1;
         }
         return 0;
-    }
-    if (strcmp(name, "logfile") == 0) {
-        return set_path(name, value, &out->log_file, err, errlen);
-    }
-    if (strcmp(name, "ledger") == 0) {
-        return set_path(name, value, &out->ledger_file, err, errlen);
-    }
-    if (strcmp(name, "ledgerhold") == 0) {
+    case OPT_PATH:
+        return set_path(name, value, FIELD(out, o, char *), err, errlen);
+    case OPT_SECONDS: {
         char *end = NULL;
         long s = strtol(value, &end, 10);
         if (*value == '\0' || *end != '\0' || s < 1 || s > LEDGER_HOLD_MAX) {
-            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: ledgerhold=%s: expected a number of seconds from 1 to %d",
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected a number of seconds from 1 to %d", name,
                      log_shorten(value, shown, sizeof shown), LEDGER_HOLD_MAX);
             return -1;
         }
-        out->ledger_hold_s = (int)s;
+        *FIELD(out, o, int) = (int)s;
         return 0;
     }
-    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++) {
-        const choice *c = &choices[i];
-        if (strcmp(name, c->name) == 0) {
-            if (strcmp(value, c->first) != 0 && strcmp(value, c->second) != 0) {
-                snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected %s or %s", name,
-                         log_shorten(value, shown, sizeof shown), c->first, c->second);
-                return -1;
-            }
-            *(bool *)((char *)out + c->flag) = strcmp(value, c->on) == 0;
-            return 0;
+    case OPT_CHOICE:
+        if (strcmp(value, o->first) != 0 && strcmp(value, o->second) != 0) {
+            snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: %s=%s: expected %s or %s", name,
+                     log_shorten(value, shown, sizeof shown), o->first, o->second);
+            return -1;
         }
+        *FIELD(out, o, bool) = strcmp(value, o->on) == 0;
+        return 0;
     }
-    snprintf(err, errlen, "JVMPI_LAYER_OPTIONS: unknown option '%s' (known: " KNOWN ")",
-             log_shorten(name, shown, sizeof shown));
     return -1;
 }
 
 int options_parse_layer(const char *text, options_layer *out, char *err, size_t errlen)
 {
+    memset(out, 0, sizeof *out); /* no paths, no seconds */
     out->log_level = LOG_LEVEL_WARN;
-    out->log_file = NULL;
-    out->caps_all = false;
-    out->class_cache = true;
-    out->vthreads_carriers = false;
-    out->methods_jvmti = false;
-    out->monitordump_traces = false;
-    out->allocs_hooks = false;
-    out->ledger_file = NULL;
-    out->ledger_hold_s = 0;
+    for (size_t i = 0; i < OPTIONS; i++) {
+        if (table[i].kind == OPT_CHOICE) {
+            *FIELD(out, &table[i], bool) = strcmp(table[i].first, table[i].on) == 0;
+        }
+    }
     if (text == NULL || *text == '\0') {
         return 0; /* set but empty: as not set */
     }
@@ -174,7 +198,8 @@ int options_parse_layer(const char *text, options_layer *out, char *err, size_t 
     for (bool last = false; rc == 0 && !last;) {
         char *end = p + strcspn(p, ",");
         char *eq = memchr(p, '=', (size_t)(end - p));
-        if (eq != NULL && is_path_option(p, (size_t)(eq - p))) {
+        const option *named = eq != NULL ? option_named(p, (size_t)(eq - p)) : NULL;
+        if (named != NULL && named->kind == OPT_PATH) {
             /* A path may hold commas: what follows one is still the path
              * unless it reads as an option (name=value). */
             while (*end == ',' && memchr(end + 1, '=', strcspn(end + 1, ",")) == NULL) {

@@ -222,18 +222,10 @@ void bk_methodhooks_vm_death(void);
  * constructor rewritten to report each object it finishes
  * (bk_heap_constructed). */
 bool bk_methodhooks_allocs(bool on);
-/* The layer's own class, which the agent is never told of. */
-bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass);
-/* One of its natives: dropped from call traces and compiled-code events. */
-bool bk_methodhooks_is_hooks_method(jmethodID method);
 /* Whether method is an old version a retransformation left behind (only
  * asked once a class was rewritten); the current version of it, NULL if
  * none has its name and signature. */
 bool bk_methodhooks_obsolete(jmethodID method);
-/* A native method's name once the rewriter wrapped it (never shown to the
- * agent: not in CLASS_LOAD, traces or compiled-code events). */
-bool bk_methodhooks_hidden_name(const char *method_name);
-bool bk_methodhooks_is_renamed_native(jmethodID method);
 jmethodID bk_methodhooks_current(jmethodID method);
 /* The code of a method rewritten with instruction hooks as its class file
  * had it (malloc'd, *len set), or NULL for any other method. */

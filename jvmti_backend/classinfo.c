@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "hooksclass.h"
+#include "nativewrap.h"
 #include "vtguard.h"
 
 #define ACC_STATIC 0x0008
@@ -100,7 +102,7 @@ static bool fill_methods(jclass klass, seam_class_info *info)
         if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodName, methods[i], &name, &sig, NULL))) {
             continue;
         }
-        if (bk_methodhooks_hidden_name(name)) {
+        if (nativewrap_hidden_name(name)) {
             bk_deallocate(name);
             bk_deallocate(sig);
             continue; /* a native the class rewriter renamed: its wrapper has its name */
@@ -365,7 +367,7 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
     if ((status & JVMTI_CLASS_STATUS_PRIMITIVE) || (!is_array && !(status & JVMTI_CLASS_STATUS_PREPARED))) {
         return NULL; /* primitives are no classes to JVMPI; unprepared ones get a ClassPrepare later */
     }
-    if (bk_methodhooks_is_hooks_class(env, klass)) {
+    if (hooksclass_is_class(env, klass)) {
         return NULL; /* the layer's own */
     }
     jclass super = (*env)->GetSuperclass(env, klass);

@@ -22,21 +22,24 @@
  * (the main environment's) sees each class once, as the VM loaded it, and
  * before the rewriting.  Off means off: when the last method event is
  * disabled the rewritten classes are retransformed back.
+ *
+ * Beside this file: the hooks' class itself (hooksclass.c), constructors'
+ * receivers read from their frames (receivers.c), the program's natives
+ * wrapped (nativewrap.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
 #include "backend.h"
 #include "bootmethods.h"
 #include "classfile.h"
+#include "hooksclass.h"
 #include "inject.h"
+#include "memo.h"
+#include "nativewrap.h"
+#include "receivers.h"
 #include "tls.h"
-
-#define HOOKS_CLASS "jvmpi/layer/MethodHooks"
-/* A native method's new name; a method of its old name wraps it. */
-#define NATIVE_PREFIX "jvmpi$"
 
 /* Method numbers, in chunks that never move once made. */
 #define CHUNK_BITS 12
@@ -58,10 +61,6 @@ static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t next_id = 1;
 
 static jvmtiEnv *hooks_env;
-static _Atomic(jclass) hooks_class; /* global ref, once defined */
-#define HOOKS_NATIVES 9
-#define HOOKS_METHODS (HOOKS_NATIVES + 2)
-static _Atomic(jmethodID) hooks_methods[HOOKS_METHODS]; /* its methods: never in a trace or event */
 static _Atomic bool rewriting;  /* new classes get the hooks */
 static _Atomic bool entry_on, exit_on, receiver_on, step_on;
 static _Atomic bool stepping; /* new classes get the instruction hooks too */
@@ -73,7 +72,7 @@ static _Atomic bool receiving;
  * passes its receiver for that too, and every array allocation its array. */
 static _Atomic bool allocs_on;
 static _Atomic bool arraying; /* new classes get the array hooks */
-static _Atomic bool any_rewritten, any_wrapped;
+static _Atomic bool any_rewritten;
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A hook calls no Java, but what it calls may (an agent's handler through
  * JNI): those frames are the layer's doing, not the program's. */
@@ -111,50 +110,6 @@ static inline hook_method *id_slot(jint id)
     uint32_t u = (uint32_t)id;
     hook_method *chunk = u >> CHUNK_BITS < MAX_CHUNKS ? atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire) : NULL;
     return chunk != NULL ? &chunk[u & (CHUNK_SIZE - 1)] : NULL;
-}
-
-/* Answers kept per jmethodID: HotSpot never frees nor reuses one. */
-typedef struct {
-    jmethodID method;
-    void *value;
-    UT_hash_handle hh;
-} memo;
-
-typedef struct {
-    memo *table;
-    pthread_mutex_t lock;
-} memo_table;
-
-static bool memo_get(memo_table *t, jmethodID method, void **value)
-{
-    memo *m = NULL;
-    pthread_mutex_lock(&t->lock);
-    HASH_FIND_PTR(t->table, &method, m);
-    if (m != NULL) {
-        *value = m->value;
-    }
-    pthread_mutex_unlock(&t->lock);
-    return m != NULL;
-}
-
-/* Two threads may work out the same answer: the first one kept stays. */
-static void memo_put(memo_table *t, jmethodID method, void *value)
-{
-    memo *m = malloc(sizeof *m);
-    if (m == NULL) {
-        return;
-    }
-    m->method = method;
-    m->value = value;
-    pthread_mutex_lock(&t->lock);
-    memo *had = NULL;
-    HASH_FIND_PTR(t->table, &method, had);
-    if (had == NULL) {
-        HASH_ADD_PTR(t->table, method, m);
-    } else {
-        free(m);
-    }
-    pthread_mutex_unlock(&t->lock);
 }
 
 /* jmethodID -> its hook_method, for the original code of a stepped method */
@@ -213,125 +168,13 @@ HOT void hook_end(void)
     bk_callback_exit();
 }
 
-/* ---- constructors' receivers ------------------------------------------------ */
-
-/* A constructor cannot pass its receiver before super() has run (the
- * verifier allows no use of an uninitialized this), so the hook reads it
- * from the constructor's frame.  JVM TI's GetLocalInstance would need
- * can_access_local_variables, which the VM grants only in the OnLoad phase
- * and which slows compiled code for the whole run; the JDK's stack walker
- * of live frames reads it without any capability. */
-static jobject walker, caller_frame;        /* global refs: the walker, the Function */
-static jmethodID walk_method, locals_method;
-static _Atomic bool receivers_ready;
-
-static _Atomic bool receivers_by_locals; /* JDK 8: GetLocalInstance, no walker */
-
-static __attribute__((noinline)) jobject ctor_receiver(JNIEnv *env)
-{
-    if (!atomic_load_explicit(&receivers_ready, memory_order_acquire)) {
-        return NULL;
-    }
-    if (atomic_load_explicit(&receivers_by_locals, memory_order_relaxed)) {
-        jobject self = NULL;
-        /* depth 0 is the hook's native frame, 1 the constructor */
-        if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetLocalInstance, NULL, 1, &self))) {
-            return NULL;
-        }
-        return self;
-    }
-    jobject self = NULL;
-    bk_alloc_quiet(true); /* the walk allocates: the layer's doing, not the program's */
-    jobject frame = (*env)->CallObjectMethod(env, walker, walk_method, caller_frame);
-    if (frame != NULL && !(*env)->ExceptionCheck(env)) {
-        jobjectArray locals = (*env)->CallObjectMethod(env, frame, locals_method);
-        if (locals != NULL && !(*env)->ExceptionCheck(env) && (*env)->GetArrayLength(env, locals) > 0) {
-            self = (*env)->GetObjectArrayElement(env, locals, 0);
-        }
-        if (locals != NULL) {
-            (*env)->DeleteLocalRef(env, locals);
-        }
-    }
-    if (frame != NULL) {
-        (*env)->DeleteLocalRef(env, frame);
-    }
-    bk_alloc_quiet(false);
-    if ((*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        static _Atomic bool said;
-        if (!atomic_exchange(&said, true)) {
-            LOG_ERROR("METHOD_ENTRY2: a constructor's receiver could not be read from its frame; it is given as NULL");
-        }
-        self = NULL;
-    }
-    return self;
-}
-
-/* Once the hooks class is defined; a first walk here loads what walking
- * loads, so that no hook does. */
-static bool prepare_receivers(JNIEnv *env)
-{
-    if (atomic_load(&receivers_ready)) {
-        return true;
-    }
-    if (!bk.live_frames) {
-        if (!bk.caps_receiver) {
-            LOG_ERROR("METHOD_ENTRY2: this JDK has no stack walker of live frames, and the agent did not enable "
-                      "METHOD_ENTRY2 in JVM_OnLoad, the only time the local variable access that replaces it can "
-                      "be taken: constructors' receivers are given as NULL");
-            return false;
-        }
-        atomic_store(&receivers_by_locals, true);
-        atomic_store_explicit(&receivers_ready, true, memory_order_release);
-        return true;
-    }
-    in_hook = 1; /* the walk runs rewritten code of the JDK: no method events for it */
-    bk_alloc_quiet(true);
-    jclass live = (*env)->FindClass(env, "java/lang/LiveStackFrame");
-    jclass stack_walker = live != NULL ? (*env)->FindClass(env, "java/lang/StackWalker") : NULL;
-    jmethodID get = live != NULL ? (*env)->GetStaticMethodID(env, live, "getStackWalker", "()Ljava/lang/StackWalker;") : NULL;
-    jmethodID init = get != NULL ? (*env)->GetMethodID(env, hooks_class, "<init>", "()V") : NULL;
-    walk_method = stack_walker != NULL
-                      ? (*env)->GetMethodID(env, stack_walker, "walk", "(Ljava/util/function/Function;)Ljava/lang/Object;")
-                      : NULL;
-    locals_method = live != NULL ? (*env)->GetMethodID(env, live, "getLocals", "()[Ljava/lang/Object;") : NULL;
-    jobject w = get != NULL && init != NULL ? (*env)->CallStaticObjectMethod(env, live, get) : NULL;
-    jobject f = w != NULL ? (*env)->NewObject(env, hooks_class, init) : NULL;
-    bool ok = f != NULL && walk_method != NULL && locals_method != NULL && !(*env)->ExceptionCheck(env);
-    if (ok) {
-        walker = bk_new_global_ref(env, w);
-        caller_frame = bk_new_global_ref(env, f);
-        ok = walker != NULL && caller_frame != NULL;
-    }
-    (*env)->ExceptionClear(env);
-    jobject refs[] = {live, stack_walker, w, f};
-    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
-        if (refs[i] != NULL) {
-            (*env)->DeleteLocalRef(env, refs[i]);
-        }
-    }
-    bk_alloc_quiet(false);
-    if (ok) {
-        atomic_store_explicit(&receivers_ready, true, memory_order_release);
-        jobject none = ctor_receiver(env);
-        if (none != NULL) {
-            (*env)->DeleteLocalRef(env, none);
-        }
-    } else {
-        LOG_ERROR("METHOD_ENTRY2: this JDK's stack walker of live frames was not found; constructors' receivers "
-                  "are given as NULL");
-    }
-    in_hook = 0;
-    return ok;
-}
-
 HOT void entry_of(JNIEnv *env, hook_method *m, jmethodID method, jobject self)
 {
     jobjectID receiver = NULL;
     if (atomic_load_explicit(&receiver_on, memory_order_relaxed)) {
         jobject obj = self;
         if (m->ctor) {
-            obj = ctor_receiver(env);
+            obj = receivers_of_ctor(env);
         }
         receiver = obj != NULL ? seam_id_from_object(env, obj) : NULL;
         if (obj != NULL && obj != self) {
@@ -489,111 +332,6 @@ unsigned char *bk_methodhooks_original_code(jmethodID method, jint *len)
 
 /* ---- the rewriting ------------------------------------------------------------ */
 
-bool bk_methodhooks_hidden_name(const char *method_name)
-{
-    return strncmp(method_name, NATIVE_PREFIX, sizeof NATIVE_PREFIX - 1) == 0;
-}
-
-/* The JDK's natives (boot and platform loaders) are left alone: some serve
- * the binding of natives itself (NativeLibrary.findEntry0), so a wrapper
- * of theirs would need itself to be bound; JVM TI's events report them
- * only with methods=jvmti.  The program's natives are wrapped. */
-static jobject platform_loader; /* global ref, taken with the hooks class */
-
-static bool wraps_natives_of(JNIEnv *env, jobject loader)
-{
-    return loader != NULL && platform_loader != NULL && !(*env)->IsSameObject(env, loader, platform_loader);
-}
-
-static jobject find_platform_loader(JNIEnv *env)
-{
-    jclass cl = (*env)->FindClass(env, "java/lang/ClassLoader");
-    jmethodID get = cl != NULL ? (*env)->GetStaticMethodID(env, cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;")
-                               : NULL;
-    jobject loader = get != NULL ? (*env)->CallStaticObjectMethod(env, cl, get) : NULL;
-    (*env)->ExceptionClear(env);
-    jobject global = loader != NULL ? bk_new_global_ref(env, loader) : NULL;
-    if (loader != NULL) {
-        (*env)->DeleteLocalRef(env, loader);
-    }
-    if (cl != NULL) {
-        (*env)->DeleteLocalRef(env, cl);
-    }
-    return global;
-}
-
-/* Names of the classes given wrappers: a class is retransformed with its
- * wrappers if it has a renamed native, which an unprepared class cannot
- * be asked; then its name having been wrapped decides. */
-typedef struct {
-    UT_hash_handle hh;
-    char name[];
-} wrapped_name;
-
-static wrapped_name *wrapped_names;
-static pthread_mutex_t wrapped_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void remember_wrapped(const char *name)
-{
-    size_t n = strlen(name);
-    wrapped_name *w = malloc(sizeof *w + n + 1);
-    if (w == NULL) {
-        return;
-    }
-    memcpy(w->name, name, n + 1);
-    pthread_mutex_lock(&wrapped_lock);
-    wrapped_name *had = NULL;
-    HASH_FIND_STR(wrapped_names, name, had);
-    if (had == NULL) {
-        HASH_ADD_STR(wrapped_names, name, w);
-    } else {
-        free(w);
-    }
-    pthread_mutex_unlock(&wrapped_lock);
-}
-
-static bool has_wrappers(const char *name, jclass klass)
-{
-    if (!atomic_load(&any_wrapped) || name == NULL) {
-        return false;
-    }
-    wrapped_name *w = NULL;
-    {
-        pthread_mutex_lock(&wrapped_lock);
-        HASH_FIND_STR(wrapped_names, name, w);
-        pthread_mutex_unlock(&wrapped_lock);
-    }
-    if (w == NULL) {
-        return false;
-    }
-    jmethodID renamed = NULL;
-    if (!bootmethods_class_method(klass, NULL, NULL, bk_methodhooks_hidden_name, &renamed)) {
-        return true; /* not prepared: a class of this name was wrapped */
-    }
-    return renamed != NULL;
-}
-
-/* Renamed natives, by jmethodID: asked for every native frame of a trace. */
-static memo_table natives_seen = {NULL, PTHREAD_MUTEX_INITIALIZER};
-
-bool bk_methodhooks_is_renamed_native(jmethodID method)
-{
-    if (!atomic_load_explicit(&any_wrapped, memory_order_relaxed) || method == NULL) {
-        return false;
-    }
-    void *renamed = NULL;
-    if (!memo_get(&natives_seen, method, &renamed)) {
-        char *mname = NULL;
-        renamed = JVMTI_OK(JVMTI_TRY(bk.jvmti, GetMethodName, method, &mname, NULL, NULL)) &&
-                          bk_methodhooks_hidden_name(mname)
-                      ? method
-                      : NULL;
-        bk_deallocate(mname);
-        memo_put(&natives_seen, method, renamed);
-    }
-    return renamed != NULL;
-}
-
 typedef struct {
     const char *class_name;
     bool program; /* of a class loader other than the boot and platform ones */
@@ -632,11 +370,11 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         return;
     }
     /* Natives are wrapped as a class first loads (one of the program's: see
-     * wraps_natives_of); a class that was must keep its wrappers when
+     * nativewrap_loader_wraps); a class that was must keep its wrappers when
      * retransformed, even back to its original with the events off (a
      * retransformation adds and removes no method), and one that was not
      * must not get any.  Its hooks then do nothing. */
-    bool kept = redefined != NULL && has_wrappers(name, redefined);
+    bool kept = redefined != NULL && nativewrap_kept(name, redefined);
     bool object_alone = atomic_load(&allocs_on) && name != NULL && strcmp(name, "java/lang/Object") == 0;
     bool methods = atomic_load(&rewriting) || kept || object_alone;
     bool arrays = atomic_load(&arraying);
@@ -644,7 +382,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         bk_callback_exit();
         return;
     }
-    bool wrap = methods && (kept || (redefined == NULL && wraps_natives_of(env, loader)));
+    bool wrap = methods && (kept || (redefined == NULL && nativewrap_loader_wraps(env, loader)));
     const char *shown = name != NULL ? name : "(a class without a name)";
     char err[300] = "";
     classfile *cf = classfile_parse(data, (size_t)len, err, sizeof err);
@@ -661,7 +399,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     if (first != 0 && steps) {
         keep_original_code(cf, first);
     }
-    unstepped_ctx where = {shown, wraps_natives_of(env, loader)};
+    unstepped_ctx where = {shown, nativewrap_loader_wraps(env, loader)};
     if (first != 0) {
         inject_hooks hooks = {.hooks_class = HOOKS_CLASS,
                               .enter = methods ? "enter" : NULL,
@@ -700,8 +438,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
             *new_len = (jint)outlen;
             atomic_store(&any_rewritten, true);
             if (wrap && inject_native_count(cf) > 0 && name != NULL) {
-                remember_wrapped(name);
-                atomic_store(&any_wrapped, true);
+                nativewrap_remember(name);
             }
         }
     } else if (changed < 0) {
@@ -712,152 +449,24 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     bk_callback_exit();
 }
 
-/* A public final class with nine public static natives, which is also a
- * Function picking the second frame of a stack walk (the first is the
- * hook's own): a constructor's receiver is read from its frame through
- * that walk (ctor_receiver), which needs no JVM TI capability. */
-static size_t hooks_class_bytes(unsigned char *b)
-{
-    enum { UTF8 = 1, CLASS = 7, METHODREF = 10, IMETHODREF = 11, NAMETYPE = 12 };
-    static const struct {
-        unsigned char tag;
-        const char *text;
-        unsigned short a, b;
-    } pool[] = {
-        {0, NULL, 0, 0},
-        {UTF8, HOOKS_CLASS, 0, 0},                                   /* 1 */
-        {CLASS, NULL, 1, 0},                                         /* 2 */
-        {UTF8, "java/lang/Object", 0, 0},                            /* 3 */
-        {CLASS, NULL, 3, 0},                                         /* 4 */
-        {UTF8, "enter", 0, 0},                                       /* 5 */
-        {UTF8, "(I)V", 0, 0},                                        /* 6 */
-        {UTF8, "enterThis", 0, 0},                                   /* 7 */
-        {UTF8, "(Ljava/lang/Object;I)V", 0, 0},                      /* 8 */
-        {UTF8, "exit", 0, 0},                                        /* 9 */
-        {UTF8, "java/util/function/Function", 0, 0},                 /* 10 */
-        {CLASS, NULL, 10, 0},                                        /* 11 */
-        {UTF8, "<init>", 0, 0},                                      /* 12 */
-        {UTF8, "()V", 0, 0},                                         /* 13 */
-        {UTF8, "apply", 0, 0},                                       /* 14 */
-        {UTF8, "(Ljava/lang/Object;)Ljava/lang/Object;", 0, 0},      /* 15 */
-        {UTF8, "Code", 0, 0},                                        /* 16 */
-        {UTF8, "java/util/stream/Stream", 0, 0},                     /* 17 */
-        {CLASS, NULL, 17, 0},                                        /* 18 */
-        {UTF8, "skip", 0, 0},                                        /* 19 */
-        {UTF8, "(J)Ljava/util/stream/Stream;", 0, 0},                /* 20 */
-        {NAMETYPE, NULL, 19, 20},                                    /* 21 */
-        {IMETHODREF, NULL, 18, 21},                                  /* 22 */
-        {UTF8, "findFirst", 0, 0},                                   /* 23 */
-        {UTF8, "()Ljava/util/Optional;", 0, 0},                      /* 24 */
-        {NAMETYPE, NULL, 23, 24},                                    /* 25 */
-        {IMETHODREF, NULL, 18, 25},                                  /* 26 */
-        {UTF8, "java/util/Optional", 0, 0},                          /* 27 */
-        {CLASS, NULL, 27, 0},                                        /* 28 */
-        {UTF8, "orElse", 0, 0},                                      /* 29 */
-        {NAMETYPE, NULL, 29, 15},                                    /* 30 */
-        {METHODREF, NULL, 28, 30},                                   /* 31 */
-        {NAMETYPE, NULL, 12, 13},                                    /* 32 */
-        {METHODREF, NULL, 4, 32},                                    /* 33 */
-        {UTF8, "step", 0, 0},                                        /* 34 */
-        {UTF8, "(II)V", 0, 0},                                       /* 35 */
-        {UTF8, "exitInit", 0, 0},                                    /* 36 */
-        {UTF8, "leaf", 0, 0},                                        /* 37 */
-        {UTF8, "leafThis", 0, 0},                                    /* 38 */
-        {UTF8, "newArray", 0, 0},                                    /* 39 */
-        {UTF8, "(Ljava/lang/Object;)V", 0, 0},                       /* 40 */
-        {UTF8, "newMultiArray", 0, 0},                               /* 41 */
-    };
-    /* <init>: aload_0, invokespecial Object.<init>, return */
-    static const unsigned char init_code[] = {0x2a, 0xb7, 0, 33, 0xb1};
-    /* apply(s): ((Stream) s).skip(1L).findFirst().orElse(null) */
-    static const unsigned char apply_code[] = {0x2b, 0xc0, 0, 18, 0x0a, 0xb9, 0, 22, 3, 0, 0xb9, 0, 26, 1, 0,
-                                               0x01, 0xb6, 0, 31, 0xb0};
-    size_t n = 0;
-#define U1(v) (b[n++] = (unsigned char)(v))
-#define U2(v) (U1((v) >> 8), U1(v))
-#define U4(v) (U2((v) >> 16), U2(v))
-    U2(0xCAFE), U2(0xBABE), U2(0), U2(52);
-    U2(sizeof pool / sizeof pool[0]);
-    for (size_t i = 1; i < sizeof pool / sizeof pool[0]; i++) {
-        U1(pool[i].tag);
-        if (pool[i].tag == UTF8) {
-            size_t len = strlen(pool[i].text);
-            U2(len);
-            memcpy(b + n, pool[i].text, len);
-            n += len;
-        } else {
-            U2(pool[i].a);
-            if (pool[i].tag != CLASS) {
-                U2(pool[i].b);
-            }
-        }
-    }
-    U2(0x0031), U2(2), U2(4); /* public final super; this, super */
-    U2(1), U2(11);            /* implements Function */
-    U2(0);                    /* no fields */
-    U2(HOOKS_NATIVES + 2);
-    static const int natives[HOOKS_NATIVES][2] = {{5, 6},  {7, 8},  {9, 6},   {34, 35}, {36, 8},
-                                                  {37, 6}, {38, 8}, {39, 40}, {41, 8}};
-    for (int i = 0; i < HOOKS_NATIVES; i++) {
-        U2(0x0109), U2(natives[i][0]), U2(natives[i][1]), U2(0); /* public static native */
-    }
-    static const struct {
-        int name, desc, stack, locals;
-        const unsigned char *code;
-        size_t len;
-    } coded[2] = {{12, 13, 1, 1, init_code, sizeof init_code}, {14, 15, 3, 2, apply_code, sizeof apply_code}};
-    for (int i = 0; i < 2; i++) {
-        U2(0x0001), U2(coded[i].name), U2(coded[i].desc), U2(1); /* public, one attribute */
-        U2(16), U4(12 + coded[i].len);
-        U2(coded[i].stack), U2(coded[i].locals), U4(coded[i].len);
-        memcpy(b + n, coded[i].code, coded[i].len);
-        n += coded[i].len;
-        U2(0), U2(0); /* no exception table, no attributes */
-    }
-    U2(0);
-#undef U4
-#undef U2
-#undef U1
-    return n;
-}
-
 static bool define_hooks_class(JNIEnv *env)
 {
-    unsigned char bytes[2048];
-    size_t len = hooks_class_bytes(bytes);
-    jclass cls = (*env)->DefineClass(env, HOOKS_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
-    if (cls == NULL) {
-        (*env)->ExceptionDescribe(env);
-        (*env)->ExceptionClear(env);
-        LOG_ERROR("method events: the layer's class %s could not be defined", HOOKS_CLASS);
-        return false;
-    }
-    static const JNINativeMethod natives[] = {
-        {"enter", "(I)V", (void *)hook_enter},
-        {"enterThis", "(Ljava/lang/Object;I)V", (void *)hook_enter_this},
-        {"exit", "(I)V", (void *)hook_exit},
-        {"step", "(II)V", (void *)hook_step},
-        {"exitInit", "(Ljava/lang/Object;I)V", (void *)hook_exit_init},
-        {"leaf", "(I)V", (void *)hook_leaf},
-        {"leafThis", "(Ljava/lang/Object;I)V", (void *)hook_leaf_this},
-        {"newArray", "(Ljava/lang/Object;)V", (void *)hook_new_array},
-        {"newMultiArray", "(Ljava/lang/Object;I)V", (void *)hook_new_multi_array},
+    static const hooksclass_natives natives = {
+        .enter = (void *)hook_enter,
+        .enter_this = (void *)hook_enter_this,
+        .exit = (void *)hook_exit,
+        .step = (void *)hook_step,
+        .exit_init = (void *)hook_exit_init,
+        .leaf = (void *)hook_leaf,
+        .leaf_this = (void *)hook_leaf_this,
+        .new_array = (void *)hook_new_array,
+        .new_multi_array = (void *)hook_new_multi_array,
     };
-    if ((*env)->RegisterNatives(env, cls, natives, HOOKS_NATIVES) != 0) {
-        (*env)->ExceptionClear(env);
-        LOG_ERROR("method events: the natives of %s could not be registered", HOOKS_CLASS);
+    if (!hooksclass_define(env, &natives)) {
         return false;
     }
-    for (int i = 0; i < HOOKS_NATIVES; i++) {
-        atomic_store(&hooks_methods[i], (*env)->GetStaticMethodID(env, cls, natives[i].name, natives[i].signature));
-    }
-    atomic_store(&hooks_methods[HOOKS_NATIVES], (*env)->GetMethodID(env, cls, "<init>", "()V"));
-    atomic_store(&hooks_methods[HOOKS_NATIVES + 1],
-                 (*env)->GetMethodID(env, cls, "apply", "(Ljava/lang/Object;)Ljava/lang/Object;"));
-    hooks_class = bk_new_global_ref(env, cls);
-    (*env)->DeleteLocalRef(env, cls);
-    platform_loader = find_platform_loader(env);
-    return hooks_class != NULL;
+    nativewrap_take_loader(env);
+    return true;
 }
 
 static bool make_env(void)
@@ -894,7 +503,7 @@ static void retransform_loaded(JNIEnv *env)
     jint k = 0;
     for (jint i = 0; batch != NULL && i < n; i++) {
         jboolean modifiable = JNI_FALSE;
-        if (!(*env)->IsSameObject(env, classes[i], hooks_class) &&
+        if (!(*env)->IsSameObject(env, classes[i], hooksclass_class()) &&
             JVMTI_OK(JVMTI_CALL(hooks_env, IsModifiableClass, classes[i], &modifiable)) && modifiable) {
             batch[k++] = classes[i];
         }
@@ -1012,8 +621,10 @@ static bool apply_locked(void)
         atomic_store(&receiving, receives);
         retransform_object(env);
     }
-    if (ok && env != NULL && atomic_load(&receiver_on) && hooks_class != NULL) {
-        prepare_receivers(env);
+    if (ok && env != NULL && atomic_load(&receiver_on) && hooksclass_class() != NULL) {
+        in_hook = 1; /* the walk runs rewritten code of the JDK: no method events for it */
+        receivers_prepare(env, hooksclass_class());
+        in_hook = 0;
     }
     return ok;
 }
@@ -1101,19 +712,4 @@ jmethodID bk_methodhooks_current(jmethodID method)
         memo_put(&obsoletes, method, current);
     }
     return current;
-}
-
-bool bk_methodhooks_is_hooks_method(jmethodID method)
-{
-    for (int i = 0; i < HOOKS_METHODS; i++) {
-        if (method == atomic_load_explicit(&hooks_methods[i], memory_order_relaxed) && method != NULL) {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool bk_methodhooks_is_hooks_class(JNIEnv *env, jclass klass)
-{
-    return hooks_class != NULL && (*env)->IsSameObject(env, klass, hooks_class);
 }

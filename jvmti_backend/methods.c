@@ -19,6 +19,8 @@
 #include <uthash.h>
 
 #include "backend.h"
+#include "hooksclass.h"
+#include "nativewrap.h"
 
 #include <jvmticmlr.h> /* needs jni.h first */
 
@@ -329,8 +331,8 @@ static bool was_load_sent(jmethodID method)
 void JNICALL bk_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
-        bk_methodhooks_is_renamed_native(method)) {
+    if (hooksclass_is_method(method) || bk_methodhooks_obsolete(method) ||
+        nativewrap_is_renamed(method)) {
         return; /* the layer's own code; code of a method version no longer called */
     }
     BEGIN_CALLBACK();
@@ -356,8 +358,8 @@ static bool method_gone(JNIEnv *env, jmethodID method)
 
 void JNICALL bk_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
-    if (bk_methodhooks_is_hooks_method(method) || bk_methodhooks_obsolete(method) ||
-        bk_methodhooks_is_renamed_native(method) || (!was_load_sent(method) && method_gone(seam_current_env(), method))) {
+    if (hooksclass_is_method(method) || bk_methodhooks_obsolete(method) ||
+        nativewrap_is_renamed(method) || (!was_load_sent(method) && method_gone(seam_current_env(), method))) {
         return;
     }
     BEGIN_CALLBACK();

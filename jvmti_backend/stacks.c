@@ -10,6 +10,8 @@
 #include <uthash.h>
 
 #include "backend.h"
+#include "hooksclass.h"
+#include "nativewrap.h"
 
 #define LINE_NATIVE (-3)
 #define LINE_UNKNOWN (-1)
@@ -104,8 +106,8 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
     /* TRY: the thread may have ended since the caller looked it up. */
     if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth + 1, buf, &count))) {
         for (jint i = 0; i < count && n < depth; i++) {
-            if (bk_methodhooks_is_hooks_method(buf[i].method) ||
-                (buf[i].location == -1 && bk_methodhooks_is_renamed_native(buf[i].method))) {
+            if (hooksclass_is_method(buf[i].method) ||
+                (buf[i].location == -1 && nativewrap_is_renamed(buf[i].method))) {
                 continue; /* the layer's own frames, and a renamed native below its wrapper */
             }
             /* A frame left on an old version by a retransformation: its line

@@ -14,6 +14,8 @@
 
 #include <jvmpi.h>
 
+#include "agent_util.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,13 +32,7 @@ static int a_failures;
 
 static inline void a_vline(const char *prefix, const char *fmt, va_list ap)
 {
-    pthread_mutex_lock(&a_io_lock);
-    FILE *f = a_out ? a_out : stderr;
-    fputs(prefix, f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
-    fflush(f);
-    pthread_mutex_unlock(&a_io_lock);
+    agent_vline(a_out, &a_io_lock, prefix, fmt, ap);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -56,40 +52,14 @@ static inline void a_fail(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     __atomic_add_fetch(&a_failures, 1, __ATOMIC_SEQ_CST);
-    a_vline("FAIL ", fmt, ap);
+    agent_vfail(a_out, &a_io_lock, fmt, ap);
     va_end(ap);
-    if (a_out) {
-        va_start(ap, fmt);
-        pthread_mutex_lock(&a_io_lock);
-        fputs("FAIL ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        pthread_mutex_unlock(&a_io_lock);
-        va_end(ap);
-    }
 }
 
 /* Value of KEY in an option string "k1=v1,k2=v2" (malloc'ed), or NULL. */
 static inline char *a_opt(const char *options, const char *key)
 {
-    if (!options)
-        return NULL;
-    size_t klen = strlen(key);
-    const char *p = options;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            size_t vlen = (size_t)(end - p) - klen - 1;
-            char *v = malloc(vlen + 1);
-            memcpy(v, p + klen + 1, vlen);
-            v[vlen] = '\0';
-            return v;
-        }
-        p = *end ? end + 1 : end;
-    }
-    return NULL;
+    return agent_opt(options, key);
 }
 
 /* The JNIEnv of the calling thread, straight from the VM: lets a handler
@@ -131,13 +101,7 @@ static inline void a_check_unused_zero(const JVMPI_Event *ev, size_t used_end, c
 static inline jint a_setup(JavaVM *vm, const char *options)
 {
     a_vm = vm;
-    char *out = a_opt(options, "out");
-    if (out) {
-        a_out = fopen(out, "w");
-        if (!a_out)
-            fprintf(stderr, "FAIL cannot open %s\n", out);
-        free(out);
-    }
+    a_out = agent_open_out(options, NULL);
     jint rc = (*vm)->GetEnv(vm, (void **)&a_jvmpi, JVMPI_VERSION_1_2);
     if (rc != JNI_OK || !a_jvmpi) {
         a_fail("GetEnv(JVMPI_VERSION_1_2) returned %d", (int)rc);

@@ -18,6 +18,8 @@
 
 #include <jvmpi.h>
 
+#include "agent_util.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,13 +36,7 @@ static int c_failures, c_passes;
 
 static inline void c_vline(const char *prefix, const char *fmt, va_list ap)
 {
-    pthread_mutex_lock(&c_io_lock);
-    FILE *f = c_out ? c_out : stderr;
-    fputs(prefix, f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
-    fflush(f);
-    pthread_mutex_unlock(&c_io_lock);
+    agent_vline(c_out, &c_io_lock, prefix, fmt, ap);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -59,17 +55,8 @@ static inline void c_fail(const char *fmt, ...)
     va_list ap;
     __atomic_add_fetch(&c_failures, 1, __ATOMIC_SEQ_CST);
     va_start(ap, fmt);
-    c_vline("FAIL ", fmt, ap);
+    agent_vfail(c_out, &c_io_lock, fmt, ap);
     va_end(ap);
-    if (c_out) {
-        va_start(ap, fmt);
-        pthread_mutex_lock(&c_io_lock);
-        fputs("FAIL ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        pthread_mutex_unlock(&c_io_lock);
-        va_end(ap);
-    }
 }
 
 /* Logs "ok ..." or "FAIL ..." and returns cond. */
@@ -109,36 +96,13 @@ static inline void c_summary(const char *agent)
 /* Value of KEY in "k1=v1,k2=v2" (malloc'ed), or NULL. */
 static inline char *c_opt(const char *options, const char *key)
 {
-    if (!options)
-        return NULL;
-    size_t klen = strlen(key);
-    const char *p = options;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            size_t vlen = (size_t)(end - p) - klen - 1;
-            char *v = malloc(vlen + 1);
-            memcpy(v, p + klen + 1, vlen);
-            v[vlen] = '\0';
-            return v;
-        }
-        p = *end ? end + 1 : end;
-    }
-    return NULL;
+    return agent_opt(options, key);
 }
 
 static inline jint c_setup(JavaVM *vm, const char *options)
 {
     c_vm = vm;
-    char *out = c_opt(options, "out");
-    if (out) {
-        c_out = fopen(out, "w");
-        if (!c_out)
-            fprintf(stderr, "FAIL cannot open %s\n", out);
-        free(out);
-    }
+    c_out = agent_open_out(options, NULL);
     jint rc = (*vm)->GetEnv(vm, (void **)&c_pi, JVMPI_VERSION_1_2);
     if (rc != JNI_OK || !c_pi) {
         c_pi = NULL;

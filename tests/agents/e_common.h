@@ -23,6 +23,8 @@
 
 #include <jvmpi.h>
 
+#include "agent_util.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,26 +172,7 @@ static inline void e_recursive_lock_init(pthread_mutex_t *m)
 /* Value of KEY (malloc'ed), or NULL. */
 static inline char *e_opt(const char *options, const char *key)
 {
-    if (!options)
-        return NULL;
-    size_t klen = strlen(key);
-    const char *p = options;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            size_t vlen = (size_t)(end - p) - klen - 1;
-            char *v = malloc(vlen + 1);
-            if (!v)
-                return NULL;
-            memcpy(v, p + klen + 1, vlen);
-            v[vlen] = '\0';
-            return v;
-        }
-        p = *end ? end + 1 : end;
-    }
-    return NULL;
+    return agent_opt(options, key);
 }
 
 static inline long e_opt_long(const char *options, const char *key, long dflt)
@@ -403,13 +386,7 @@ static inline jint e_setup(JavaVM *vm, const char *options, const char *agent)
 {
     e_vm = vm;
     e_agent = agent;
-    char *out = e_opt(options, "out");
-    if (out) {
-        e_out = fopen(out, "w");
-        if (!e_out)
-            fprintf(stderr, "FAIL %s: cannot open %s\n", agent, out);
-        free(out);
-    }
+    e_out = agent_open_out(options, agent);
     e_keepgoing = (int)e_opt_long(options, "keepgoing", 0);
     e_trace = (int)e_opt_long(options, "trace", 0);
     e_vm_thread = pthread_self();

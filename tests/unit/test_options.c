@@ -309,6 +309,51 @@ START_TEST(test_layer_long_value)
 }
 END_TEST
 
+/* The unknown option's line lists the known ones, each with what it takes:
+ * every one listed is accepted with each value the list gives it, so the
+ * list a user reads is one the parser keeps to. */
+START_TEST(test_layer_known_list)
+{
+    options_layer o;
+    char err[1024] = "";
+    ck_assert_int_eq(options_parse_layer("nosuch=1", &o, err, sizeof err), -1);
+    const char *from = strstr(err, "(known: ");
+    ck_assert_msg(from != NULL && err[strlen(err) - 1] == ')', "no list: %s", err);
+    char list[1024];
+    snprintf(list, sizeof list, "%.*s", (int)(strlen(from) - strlen("(known: ") - 1), from + strlen("(known: "));
+    int listed = 0;
+    for (char *save = NULL, *item = strtok_r(list, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ') {
+            item++;
+        }
+        char name[64], what[64];
+        ck_assert_msg(sscanf(item, "%63[^=]=<%63[^>]>", name, what) == 2, "not name=<...>: \"%s\"", item);
+        char values[2][64];
+        int n = 0;
+        if (strcmp(what, "level") == 0) {
+            snprintf(values[n++], sizeof values[0], "debug");
+        } else if (strcmp(what, "path") == 0) {
+            snprintf(values[n++], sizeof values[0], "/tmp/x");
+        } else if (strcmp(what, "seconds") == 0) {
+            snprintf(values[n++], sizeof values[0], "5");
+        } else {
+            ck_assert_msg(sscanf(what, "%63[^|]|%63s", values[0], values[1]) == 2, "%s: not <a|b>: %s", name, what);
+            n = 2;
+        }
+        for (int i = 0; i < n; i++) {
+            char text[256];
+            /* seconds hold the VM after the ledger: a ledger is given */
+            snprintf(text, sizeof text, "ledger=/tmp/l,%s=%s", name, values[i]);
+            err[0] = '\0';
+            ck_assert_msg(options_parse_layer(text, &o, err, sizeof err) == 0, "%s refused: %s", text, err);
+            options_layer_free(&o);
+        }
+        listed++;
+    }
+    ck_assert_msg(listed > 0, "nothing listed");
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* loader_find                                                               */
 /* ------------------------------------------------------------------------ */
@@ -544,6 +589,7 @@ static Suite *options_suite(void)
     tcase_add_loop_test(tc, test_layer_bad, 0, (int)(sizeof layer_bad_cases / sizeof layer_bad_cases[0]));
     tcase_add_test(tc, test_layer_logfile_comma);
     tcase_add_test(tc, test_layer_long_value);
+    tcase_add_test(tc, test_layer_known_list);
     tcase_add_loop_test(tc, test_layer_switches, 0, (int)(sizeof switch_cases / sizeof switch_cases[0]));
     tcase_add_test(tc, test_layer_monitordump);
     tcase_add_test(tc, test_layer_allocs);
