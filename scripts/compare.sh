@@ -23,7 +23,8 @@
 # The command is `java ...`, or another JDK launcher (`javac ...`), whose
 # options then get -J in front.  Environment: JVMPI_LAYER=<libjvmpi.so> uses
 # that layer (and the agents beside it) instead of building; BUILD_DIR as for
-# scripts/build.sh.  Exits 0 once the report is written, whatever the
+# scripts/build.sh; on JDK 8, which has none, JFR_TOOL=<bin/jfr of JDK 11 or
+# later> (or a jfr on the PATH) reads the recording.  Exits 0 once the report is written, whatever the
 # command's own exit code (the report gives it); 2 on a usage error, 1 when
 # no report could be made.
 set -uo pipefail
