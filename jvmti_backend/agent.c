@@ -125,6 +125,9 @@ JNIEnv *seam_current_env(void)
 /* ---- callbacks ------------------------------------------------------------ */
 
 static void apply_pending_sources(void);
+/* Set once VM init has replaced the JNI function table.  HotSpot 8 calls
+ * an -Xrun agent's JVM_OnLoad in the live phase but before VMInit. */
+static _Atomic bool jni_table_tried;
 
 /* Capabilities added once VM init has logged those held are logged apart. */
 static _Atomic bool caps_logged;
@@ -134,6 +137,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     BEGIN_CALLBACK();
     bk_heap_vm_init(env, thread);
     bk_jni_refs_vm_init();
+    atomic_store(&jni_table_tried, true);
     apply_pending_sources();
     /* The main thread has had no ThreadStart yet, and the VM's own threads
      * started before the start phase never get one. */
@@ -224,7 +228,7 @@ bool seam_source_set(seam_source source, bool on)
                          source == SEAM_SRC_METHOD_RECEIVER || source == SEAM_SRC_SINGLE_STEP;
     bool onload_later = method_source || source == SEAM_SRC_VTHREADS; /* bk_vthreads_onload first */
     if (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_PRIMORDIAL ||
-        (source == SEAM_SRC_JNI_REFS && phase != JVMTI_PHASE_LIVE) || (onload_later && phase == JVMTI_PHASE_ONLOAD)) {
+        (source == SEAM_SRC_JNI_REFS && !atomic_load(&jni_table_tried)) || (onload_later && phase == JVMTI_PHASE_ONLOAD)) {
         pending_set[source] = true;
         pending_on[source] = on;
         LOG_DEBUG("event source %d switch deferred to VM init", (int)source);

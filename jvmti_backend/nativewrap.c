@@ -29,6 +29,28 @@ bool nativewrap_loader_wraps(JNIEnv *env, jobject loader)
     return loader != NULL && platform_loader != NULL && !(*env)->IsSameObject(env, loader, platform_loader);
 }
 
+/* JDK 8 has no platform loader: its JDK classes outside the boot class path
+ * come from the extension loader, the parent of the launcher's loader. */
+static jobject jdk8_extension_loader(JNIEnv *env)
+{
+    jclass launcher = (*env)->FindClass(env, "sun/misc/Launcher");
+    jmethodID get = launcher != NULL ? (*env)->GetStaticMethodID(env, launcher, "getLauncher", "()Lsun/misc/Launcher;") : NULL;
+    jmethodID loader_of = launcher != NULL ? (*env)->GetMethodID(env, launcher, "getClassLoader", "()Ljava/lang/ClassLoader;") : NULL;
+    jclass cl = (*env)->FindClass(env, "java/lang/ClassLoader");
+    jmethodID parent_of = cl != NULL ? (*env)->GetMethodID(env, cl, "getParent", "()Ljava/lang/ClassLoader;") : NULL;
+    jobject l = get != NULL && loader_of != NULL && parent_of != NULL ? (*env)->CallStaticObjectMethod(env, launcher, get) : NULL;
+    jobject app = l != NULL ? (*env)->CallObjectMethod(env, l, loader_of) : NULL;
+    jobject ext = app != NULL ? (*env)->CallObjectMethod(env, app, parent_of) : NULL;
+    (*env)->ExceptionClear(env);
+    jobject refs[] = {launcher, cl, l, app};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (refs[i] != NULL) {
+            (*env)->DeleteLocalRef(env, refs[i]);
+        }
+    }
+    return ext;
+}
+
 static jobject find_platform_loader(JNIEnv *env)
 {
     jclass cl = (*env)->FindClass(env, "java/lang/ClassLoader");
@@ -36,6 +58,9 @@ static jobject find_platform_loader(JNIEnv *env)
                                : NULL;
     jobject loader = get != NULL ? (*env)->CallStaticObjectMethod(env, cl, get) : NULL;
     (*env)->ExceptionClear(env);
+    if (get == NULL) {
+        loader = jdk8_extension_loader(env);
+    }
     jobject global = loader != NULL ? bk_new_global_ref(env, loader) : NULL;
     if (loader != NULL) {
         (*env)->DeleteLocalRef(env, loader);

@@ -23,7 +23,8 @@
 # The command is `java ...`, or another JDK launcher (`javac ...`), whose
 # options then get -J in front.  Environment: JVMPI_LAYER=<libjvmpi.so> uses
 # that layer (and the agents beside it) instead of building; BUILD_DIR as for
-# scripts/build.sh.  Exits 0 once the report is written, whatever the
+# scripts/build.sh; on JDK 8, which has none, JFR_TOOL=<bin/jfr of JDK 11 or
+# later> (or a jfr on the PATH) reads the recording.  Exits 0 once the report is written, whatever the
 # command's own exit code (the report gives it); 2 on a usage error, 1 when
 # no report could be made.
 set -uo pipefail
@@ -74,13 +75,31 @@ real=$(readlink -f -- "$prog")
 jdk=$(dirname "$(dirname "$real")")
 # A JDK launcher sits in a JDK's bin directory, beside java, below a release
 # file or the runtime image (lib/modules).
-if [ ! -x "$(dirname "$real")/java" ] || { [ ! -f "$jdk/release" ] && [ ! -f "$jdk/lib/modules" ]; }; then
+# JDK 8 has no runtime image: its rt.jar is under jre/, whose bin holds the
+# JDK's java as well.
+jdk8=
+if [ -f "$jdk/lib/rt.jar" ] && [ "$(basename "$jdk")" = jre ] && [ -x "$jdk/../bin/java" ]; then
+  jdk=$(dirname "$jdk") jdk8=1
+elif [ -f "$jdk/jre/lib/rt.jar" ]; then
+  jdk8=1
+fi
+if [ ! -x "$(dirname "$real")/java" ] || { [ ! -f "$jdk/release" ] && [ ! -f "$jdk/lib/modules" ] && [ -z "$jdk8" ]; }; then
   die "'${cmd[0]}' is not a JDK launcher ($real is not in a JDK's bin directory): the command must be java, javac or another launcher of a JDK, which compare.sh starts with its own JVM options"
 fi
 jfr_missing=
-if [ -f "$jdk/release" ] && ! grep -q '^MODULES=.*[" ]jdk\.jfr[" ]' "$jdk/release"; then
+jfr_tool=$jdk/bin/jfr
+if [ -n "$jdk8" ]; then
+  # JDK 8 records (8u262 and later) but has no jfr tool: a later JDK's reads
+  # its recordings.
+  jfr_tool=${JFR_TOOL:-$(command -v jfr || true)}
+  if [ ! -f "$jdk/jre/lib/jfr.jar" ]; then
+    jfr_missing="the JDK at $jdk has no JFR (it came with JDK 8u262)"
+  elif [ -z "$jfr_tool" ] || [ ! -x "$jfr_tool" ]; then
+    jfr_missing="JDK 8 has no jfr tool to read a recording with: set JFR_TOOL to the bin/jfr of JDK 11 or later"
+  fi
+elif [ -f "$jdk/release" ] && ! grep -q '^MODULES=.*[" ]jdk\.jfr[" ]' "$jdk/release"; then
   jfr_missing="the JDK at $jdk has no JFR: its runtime image lacks the jdk.jfr module"
-elif [ ! -x "$jdk/bin/jfr" ]; then
+elif [ ! -x "$jfr_tool" ]; then
   jfr_missing="the JDK at $jdk has no jfr tool to read a recording with"
 fi
 jcmd=$jdk/bin/jcmd
@@ -159,7 +178,17 @@ fi
 
 # ---- the run -------------------------------------------------------------------
 jvm_opts=("-agentpath:$layer=$agent_spec")
-if [ -z "$jfr_missing" ]; then
+if [ -z "$jfr_missing" ] && [ -n "$jdk8" ]; then
+  # JDK 8's JFR takes no setting on its command line, only a .jfc file: its
+  # default one with sampling raised, allocations recorded at each TLAB
+  # (it has no allocation sample event) and the statistics at the end.
+  if [ -z "$jfc" ]; then
+    jfc=$out/jdk8.jfc
+    python3 "$ROOT/scripts/compare_jfc8.py" "$jdk/jre/lib/jfr/default.jfc" "$cpu_interval" >"$jfc" ||
+      die "could not write JFR's settings for JDK 8 into $jfc"
+  fi
+  jvm_opts+=("-XX:StartFlightRecording=filename=$out/recording.jfr,dumponexit=true,settings=$jfc")
+elif [ -z "$jfr_missing" ]; then
   settings="settings=default,allocation-profiling=high,method-profiling=high,jdk.ExecutionSample#period=$cpu_interval ms,jdk.ClassLoadingStatistics#period=endChunk,jdk.JavaThreadStatistics#period=endChunk"
   [ -n "$jfc" ] && settings="settings=$jfc"
   jvm_opts+=("-XX:StartFlightRecording:filename=$out/recording.jfr,dumponexit=true,$settings" "-Xlog:jfr+startup=error")
@@ -211,7 +240,7 @@ if [ -z "$histogram_missing" ]; then
 fi
 
 report=(python3 "$ROOT/scripts/compare_report.py" --out "$out" --command "${cmd[*]}" --exit-code "$rc"
-  --agent "$agent_spec" --jdk "$jdk" --jvm-stderr "$out/stderr.txt")
+  --agent "$agent_spec" --jdk "$jdk" --jfr-tool "$jfr_tool" --jvm-stderr "$out/stderr.txt")
 [ -n "$jfr_missing" ] && report+=(--jfr-missing "$jfr_missing")
 [ -n "$histogram_missing" ] && report+=(--histogram-missing "$histogram_missing")
 if [ -n "$cpu_missing" ]; then

@@ -26,8 +26,12 @@ Z95 = 1.96          # a difference beyond Z95 standard errors is marked
 JVMPI_COLOR = "#1f6fb2"
 OTHER_COLOR = "#e07b00"
 
+# JDK 8 has no allocation sample event: its recordings have an event for
+# each new TLAB and each allocation outside one (compare_jfc8.py).
 JFR_EVENTS = ("jdk.ObjectAllocationSample,jdk.ExecutionSample,jdk.GarbageCollection,"
-              "jdk.ClassLoadingStatistics,jdk.JavaThreadStatistics")
+              "jdk.ClassLoadingStatistics,jdk.JavaThreadStatistics,"
+              "jdk.ObjectAllocationInNewTLAB,jdk.ObjectAllocationOutsideTLAB")
+TLAB_WEIGHTS = {"jdk.ObjectAllocationInNewTLAB": "tlabSize", "jdk.ObjectAllocationOutsideTLAB": "allocationSize"}
 
 
 # ---- names -------------------------------------------------------------------
@@ -151,15 +155,25 @@ def read_jfr(jfr_tool, path, json_path=None):
     events = json.loads(printed)["recording"]["events"]
     jfr = {"alloc_class": {}, "alloc_site": {}, "exec": {}, "gc_ids": set(), "class_stats": None,
            "thread_stats": None, "alloc_samples": 0, "exec_samples": 0}
+    sample_seen = tlab_seen = False
     for e in events:
         t, v = e["type"], e["values"]
         frames = ((v.get("stackTrace") or {}).get("frames")) or []
         top = frame_method(frames[0]) if frames else "(no Java frame)"
-        if t == "jdk.ObjectAllocationSample":
+        if t == "jdk.ObjectAllocationSample" or t in TLAB_WEIGHTS:
+            # Of a recording that has both, the allocation samples alone.
+            if t in TLAB_WEIGHTS:
+                tlab_seen = True
+                if sample_seen:
+                    continue
+            elif not sample_seen:
+                sample_seen = True
+                if tlab_seen:
+                    jfr.update(alloc_class={}, alloc_site={}, alloc_samples=0)
             jfr["alloc_samples"] += 1
             for table, key in (("alloc_class", class_name(v["objectClass"]["name"])), ("alloc_site", top)):
                 s = jfr[table].setdefault(key, {"bytes": 0, "samples": 0})
-                s["bytes"] += v["weight"]
+                s["bytes"] += v["weight"] if t not in TLAB_WEIGHTS else v[TLAB_WEIGHTS[t]]
                 s["samples"] += 1
         elif t == "jdk.ExecutionSample":
             jfr["exec_samples"] += 1
@@ -775,6 +789,7 @@ def main():
     ap.add_argument("--agent", required=True)
     ap.add_argument("--jdk", required=True)
     ap.add_argument("--jfr-missing")
+    ap.add_argument("--jfr-tool", help="the jfr tool to read the recording with (default: the JDK's)")
     ap.add_argument("--histogram-missing")
     ap.add_argument("--cpu-missing")
     ap.add_argument("--cpu-samples")
@@ -797,7 +812,7 @@ def main():
     hist = Missing(a.histogram_missing) if a.histogram_missing else attempt(
         read_histogram, os.path.join(a.out, "histogram.txt"))
     jfr = Missing(a.jfr_missing) if a.jfr_missing else attempt(
-        read_jfr, os.path.join(a.jdk, "bin", "jfr"), os.path.join(a.out, "recording.jfr"), a.jfr_json)
+        read_jfr, a.jfr_tool or os.path.join(a.jdk, "bin", "jfr"), os.path.join(a.out, "recording.jfr"), a.jfr_json)
     if a.cpu_missing:
         cpu = Missing(a.cpu_missing)
     elif a.cpu_samples:

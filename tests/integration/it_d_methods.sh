@@ -10,11 +10,18 @@
 # compiles nothing the interpreter-only threads ask for.  No JVM flags:
 # compilation must come from the default tiered policy.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "a constructor's METHOD_ENTRY2 names no object unless enabled in JVM_OnLoad (docs/differences.md), and the test enables it later"
 
 lib="$AGENTS_DIR/libd_methods.so"
 [ -f "$lib" ] || fail "libd_methods.so not built"
-for mode in rewrite jvmti; do
+modes="rewrite jvmti"
+# With methods=jvmti on JDK 8, METHOD_ENTRY2 names no receiver: HotSpot 8
+# upsets the program when a local is read in MethodEntry (docs/differences.md,
+# "METHOD_ENTRY2 of a constructor on JDK 8"), and this test checks them.
+if [ "$JDK_MAJOR" -lt 9 ]; then
+  modes=rewrite
+  note "methods=jvmti: not run on JDK 8, whose MethodEntry gives no receivers"
+fi
+for mode in $modes; do
   out="$WORK/methods-$mode.txt"
   jit=on
   [ $mode = jvmti ] && jit=off

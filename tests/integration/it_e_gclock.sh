@@ -10,10 +10,15 @@
 # Runs: javac on 60 java.util files; E_LateArrays with METHOD_ENTRY/EXIT on
 # too (events from every thread that runs Java code).
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "javac under e_gclock outlives the test's 150 s there, twice out of two on a loaded machine, though the agent had seen JVM_SHUT_DOWN (a hang at exit or slowness: not yet looked into)"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
-e_javac gclock-javac e_gclock "rungc=3,rungc_ms=1500" 60
+# On JDK 8 every allocation comes through the class rewriter's calls (docs/
+# differences.md): javac on 60 files took 113 s under e_gclock against 22 s
+# alone, on a loaded machine, and exited 0.2 s after JVM_SHUT_DOWN (no hang),
+# so there it compiles half as many within the 150 s.
+files=60
+[ "$JDK_MAJOR" -ge 9 ] || files=30
+e_javac gclock-javac e_gclock "rungc=3,rungc_ms=1500" $files
 e_verdict gclock-javac e_gclock 10000 '^RunGC: 3 calls done'
 
 e_late gclock-late e_gclock "methods=1,rungc=3,rungc_ms=300"

@@ -15,7 +15,6 @@
 # natives of classes loaded before VM init are not reported by the rewriter
 # (java.lang.Short has none).
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "the rewriter's method events differ from JVM TI's (not yet looked into)"
 
 classes='H_Shapes|java.lang.Short'
 for mode in rewrite jvmti; do
@@ -40,11 +39,23 @@ for f in "$WORK"/rewrite-normal.err "$WORK"/jvmti-normal.err; do
   grep -v -e '^WARNING: ' -e '^$' "$f" && fail "the layer or the VM printed something: $(basename "$f")"
 done
 
+# On JDK 8 two things are left out of the comparison (the rewriter's own
+# lines are still checked below): receivers, which methods=jvmti does not
+# read there (docs/differences.md, "METHOD_ENTRY2 of a constructor on JDK
+# 8"), and the instruction steps of java.lang.Short and its nested class, which
+# HotSpot 8's SingleStep did not report in these runs where the rewriter does (not yet looked into).
+jdk8_view() {
+  if [ "$JDK_MAJOR" -ge 9 ]; then
+    cat
+  else
+    sed -E 's/^(\S+ E \S+) [01]$/\1/' | grep -v '^[^ ]* I java\.lang\.Short[.$]'
+  fi
+}
 compare() {
   local how=$1 t
   for t in main h-dies; do
-    grep "^$t [EXI] " "$WORK/rewrite-$how.txt" | grep -v '\$\$Lambda' >"$WORK/rewrite-$how-$t.seq"
-    grep "^$t [EXI] " "$WORK/jvmti-$how.txt" | grep -v '\$\$Lambda' >"$WORK/jvmti-$how-$t.seq"
+    grep "^$t [EXI] " "$WORK/rewrite-$how.txt" | grep -v '\$\$Lambda' | jdk8_view >"$WORK/rewrite-$how-$t.seq"
+    grep "^$t [EXI] " "$WORK/jvmti-$how.txt" | grep -v '\$\$Lambda' | jdk8_view >"$WORK/jvmti-$how-$t.seq"
     [ -s "$WORK/jvmti-$how-$t.seq" ] || fail "$how: no method events on thread $t with JVM TI's events"
     diff -u "$WORK/jvmti-$how-$t.seq" "$WORK/rewrite-$how-$t.seq" >"$WORK/$how-$t.diff" ||
       { head -40 "$WORK/$how-$t.diff"; fail "$how, thread $t: the rewriter's events differ from JVM TI's"; }
@@ -56,6 +67,7 @@ compare escape
 compare leaves
 
 seq=$WORK/rewrite-normal-main.seq
+[ "$JDK_MAJOR" -ge 9 ] || { grep "^main [EXI] " "$WORK/rewrite-normal.txt" >"$seq"; grep "^main [EXI] " "$WORK/rewrite-leaves.txt" >"$WORK/rewrite-leaves-main.seq"; }
 # Each shape is there (so that an empty or partial trace cannot pass).
 for want in 'E H_Shapes.fact(I)I 0' 'X H_Shapes.thrower(I)V' 'E H_Shapes.<init>()V 1' 'E H_Shapes.<init>(I)V 1' \
             'E H_Shapes.syncInstance(I)I 1' 'E H_Shapes\$Box.make(Ljava/lang/Object;)Ljava/lang/Object; 1' \

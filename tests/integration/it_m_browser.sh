@@ -5,7 +5,8 @@
 # report; a screenshot shows bars of both colours; and a page of a run with
 # missing sides shows why each is missing.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "scripts/compare.sh records with JFR's options of JDK 11 and later"
+# JDK 8 has no jfr tool: compare.sh reads its recordings with JDK 17's.
+[ "$JDK_MAJOR" -ge 9 ] || export JFR_TOOL=$TOOLS_JAVA_HOME/bin/jfr
 command -v python3 >/dev/null || skip "python3 is needed for the report"
 if ! CHROMIUM=$(command -v chromium || command -v chromium-browser); then
   # CI installs it (scripts/setup.sh --tests): there, its absence is a failure.

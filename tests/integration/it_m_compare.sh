@@ -8,7 +8,7 @@
 # says which side is missing and why, and still shows the rest.  A command
 # that is no JDK launcher is refused before anything is made.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "scripts/compare.sh records with JFR's options of JDK 11 and later"
+not_on_jdk8 "compare.sh runs there (m_browser, m_cpushares), but the layer's live objects differ from the histogram: java.lang.Class counted at 849 KB for 1447 against 170 KB, some 1100 Strings and char[] missing (not yet looked into)"
 command -v python3 >/dev/null || skip "python3 is needed for the report"
 
 COMPARE=$SOURCE_DIR/scripts/compare.sh

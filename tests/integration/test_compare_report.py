@@ -175,7 +175,7 @@ def main():
     # ---- a full run -------------------------------------------------------------------
     full = os.path.join(work, "full")
     make_run(full)
-    txt = report(full)
+    txt = txt_full = report(full)
 
     # The agreement lines, from the figures worked out above.
     # live: top-4 of each side, A B C in both; shares (bytes) JVMPI A .5 B .25 C .15 D .1,
@@ -304,6 +304,32 @@ def main():
     txt = report(noagent, "--cpu-samples-named")
     check("the file --cpu-samples names, %s, does not exist after the run" % os.path.join(noagent, "agent.hprof.txt")
           in rows_tool("missing", txt, "Hot methods"), "a named CPU samples file that is missing")
+
+    # ---- JDK 8's recording: allocations from TLAB events ----------------------------------
+    # The full run's allocation samples as JDK 8 records them (a new TLAB weighs its size,
+    # an allocation outside one its own): the same figures.  Beside allocation samples
+    # (a later JDK recording both), the TLAB events are left out.
+    def as_tlab(e, kind):
+        if e["type"] != "jdk.ObjectAllocationSample":
+            return e
+        v = dict(e["values"])
+        w = v.pop("weight")
+        if kind == "jdk.ObjectAllocationInNewTLAB":
+            v["tlabSize"], v["allocationSize"] = w, 16
+        else:
+            v["allocationSize"] = w
+        return {"type": kind, "values": v}
+    events = jfr_events()["recording"]["events"]
+    tlab = [as_tlab(e, "jdk.ObjectAllocationInNewTLAB" if i % 2 else "jdk.ObjectAllocationOutsideTLAB")
+            for i, e in enumerate(events)]
+    extra = [as_tlab(e, "jdk.ObjectAllocationInNewTLAB") for e in events if e["type"] == "jdk.ObjectAllocationSample"]
+    for name, evs in (("jdk8", tlab), ("both", extra + events + extra)):
+        d = os.path.join(work, name)
+        make_run(d, jfr={"recording": {"events": evs}})
+        t = report(d)
+        for section in ("Allocation by class", "Allocation by site"):
+            equal(rows_tool("agreement", t, section), rows_tool("agreement", txt_full, section),
+                  "%s: %s agreement as from allocation samples" % (name, section))
 
     if failures:
         print("%d checks failed (inputs and reports in %s)" % (len(failures), work))
