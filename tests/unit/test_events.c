@@ -577,6 +577,47 @@ START_TEST(test_deliver_names_known_threads)
 }
 END_TEST
 
+static void *deliver_unborn(void *arg)
+{
+    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
+    ev = plain(JVMPI_EVENT_METHOD_ENTRY);
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    /* asked once: adopting it later in its constructor would give the
+     * METHOD_EXITs of frames whose METHOD_ENTRY was held back */
+    ck_assert_int_eq(fake.adopt_calls, 1);
+    fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b"); /* its ThreadStart */
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 2);
+    ck_assert_ptr_eq(last.env_id, ENV_B);
+    (void)arg;
+    return NULL;
+}
+
+/* JDK 8 runs an attaching thread's Thread constructor (DestroyJavaVM's)
+ * before its ThreadStart: adopted then, its THREAD_START would name its
+ * Thread before that object's OBJECT_ALLOC.  Its events go to a stand-in
+ * until its ThreadStart, its method events nowhere. */
+START_TEST(test_unborn_thread_not_adopted)
+{
+    JVMPI_Interface iface;
+    memset(&iface, 0, sizeof iface);
+    iface.NotifyEvent = notify_a;
+    events_set_interface(0, &iface);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_METHOD_ENTRY), JVMPI_SUCCESS);
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
+    layer_vm_init(ENV_A);
+    fake.adopt_unborn = true;
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, deliver_unborn, NULL), 0);
+    pthread_join(th, NULL);
+}
+END_TEST
+
 /* HotSpot posts ThreadEnd before the thread leaves its list of threads, so
  * a thread past its THREAD_END can still send an event, and the layer,
  * not knowing it, would record it again (javac's main thread got a second
@@ -702,6 +743,7 @@ static Suite *events_suite(void)
     tcase_add_checked_fixture(tc, deliver_setup, NULL);
     tcase_add_test(tc, test_deliver_reads_notify_late);
     tcase_add_test(tc, test_deliver_names_known_threads);
+    tcase_add_test(tc, test_unborn_thread_not_adopted);
     tcase_add_test(tc, test_ended_thread_not_started_again);
     tcase_add_test(tc, test_quiet_and_internal_threads_send_nothing);
     tcase_add_test(tc, test_deliver_after_shutdown);
