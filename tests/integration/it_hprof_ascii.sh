@@ -7,7 +7,6 @@
 # (thread=y, lineno=n, depth=2, cutoff=0), THREAD START/END, HEAP DUMP
 # (OBJ/CLS/ARR/ROOT, all 1000 H_Big), and output on SIGQUIT before exit.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "an object's allocation trace starts in java.lang.Object.<init> (docs/differences.md), not in the allocating method the test expects"
 . "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
 require_hprof H_Sites H_Big H_Small
 
