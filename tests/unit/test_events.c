@@ -528,6 +528,15 @@ START_TEST(test_deliver_reads_notify_late)
 }
 END_TEST
 
+/* Agent 0 gets every event through notify_a. */
+static JVMPI_Interface iface_a;
+static void agent_a_listens(void)
+{
+    memset(&iface_a, 0, sizeof iface_a);
+    iface_a.NotifyEvent = notify_a;
+    events_set_interface(0, &iface_a);
+}
+
 static void *deliver_from_b(void *arg)
 {
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
@@ -548,10 +557,7 @@ static void deliver_on_new_thread(JNIEnv *env)
  * whose ThreadStart comes late), else its events carry a known thread's. */
 START_TEST(test_deliver_names_known_threads)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     layer_vm_init(ENV_A);
@@ -603,10 +609,7 @@ static void *deliver_unborn(void *arg)
  * until its ThreadStart, its method events nowhere. */
 START_TEST(test_unborn_thread_not_adopted)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_METHOD_ENTRY), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
@@ -624,10 +627,7 @@ END_TEST
  * THREAD_START): a thread whose end was delivered is not recorded again. */
 START_TEST(test_ended_thread_not_started_again)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
     jobjectID a_id = seam_id_from_tag(ids_next_object(16, 0));
     fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b");
@@ -649,10 +649,7 @@ END_TEST
 /* The layer's own Java code is no event of the program's. */
 START_TEST(test_quiet_and_internal_threads_send_nothing)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
@@ -667,10 +664,7 @@ END_TEST
 
 START_TEST(test_deliver_after_shutdown)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_SHUT_DOWN), JVMPI_SUCCESS);
     ck_assert(!events_is_shut_down());
@@ -691,7 +685,7 @@ START_TEST(test_deliver_after_shutdown)
     /* tests only: reset brings delivery back (and clears the agent's table) */
     events_reset();
     ck_assert(!events_is_shut_down());
-    events_set_interface(0, &iface);
+    events_set_interface(0, &iface_a);
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
     ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
     events_deliver(ENV_A, &ev);
