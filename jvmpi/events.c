@@ -311,6 +311,16 @@ static TLS_FAST JNIEnv *as_env;
 static TLS_FAST int quiet;
 /* A Java thread the layer could not learn about (the VM's hidden threads). */
 static TLS_FAST bool not_adoptable;
+/* This thread's JNIEnv * while its java.lang.Thread was found in its
+ * constructor (SEAM_ADOPT_UNBORN): it stays unknown until its ThreadStart,
+ * which comes once the constructor has returned. */
+static TLS_FAST JNIEnv *unborn_env;
+
+static bool is_method_event(jint type)
+{
+    type &= ~JVMPI_REQUESTED_EVENT;
+    return type == JVMPI_EVENT_METHOD_ENTRY || type == JVMPI_EVENT_METHOD_ENTRY2 || type == JVMPI_EVENT_METHOD_EXIT;
+}
 
 /* The calling thread is in the middle of sending its own THREAD_START. */
 static bool announcing_itself(const thread_rec *me) { return defs_sending_self(&me->announced); }
@@ -457,16 +467,25 @@ agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
         return deliver(mask, env, env, NULL, ev);
     }
     thread_rec *me = threads_self(env);
-    if (me == NULL && env != NULL && !not_adoptable) {
+    if (me == NULL && env != NULL && !not_adoptable && env != unborn_env) {
         /* A Java thread whose ThreadStart has not come yet (JDK 25 runs
-         * DestroyJavaVM's shutdown hooks before it): learnt, and announced, now. */
-        if (seam_thread_adopt(env)) {
+         * DestroyJavaVM's shutdown hooks before it): learnt, and announced,
+         * now.  Not while its Thread is being constructed: its THREAD_START
+         * would come before that object's OBJECT_ALLOC, and without a name. */
+        seam_adoption a = seam_thread_adopt(env);
+        if (a == SEAM_ADOPTED) {
             me = threads_self(env);
         }
-        not_adoptable = me == NULL;
+        unborn_env = a == SEAM_ADOPT_UNBORN ? env : NULL;
+        not_adoptable = me == NULL && a != SEAM_ADOPT_UNBORN;
     }
     if (me != NULL && me->internal) {
         return 0; /* the layer's own thread: what its Java code does is no event */
+    }
+    if (me == NULL && env != NULL && env == unborn_env && is_method_event(ev->event_type)) {
+        /* The constructor's frames, all gone before the thread starts: on a
+         * stand-in thread they would unbalance its stack. */
+        return 0;
     }
     if (me == NULL) {
         if (events_enabled(JVMPI_EVENT_THREAD_START)) {

@@ -165,9 +165,18 @@ JNIEnv *seam_current_env(void);
 jobjectID seam_current_thread_id(void);
 /* The calling thread, whose JNIEnv * is env, is a Java thread the layer was
  * never told about: records it (layer_thread_started) if it is one the VM
- * shows to tools, and says whether it did.  False for the VM's hidden
- * threads (the Service Thread, the JIT's), which never get a ThreadStart. */
-bool seam_thread_adopt(JNIEnv *env);
+ * shows to tools, and says whether it did. */
+typedef enum {
+    SEAM_ADOPTED,
+    /* One of the VM's hidden threads (the Service Thread, the JIT's), which
+     * never get a ThreadStart. */
+    SEAM_ADOPT_HIDDEN,
+    /* A thread attaching to the VM whose java.lang.Thread is still in its
+     * constructor (JDK 8 runs it before the thread's ThreadStart): it has
+     * no name yet, and its own OBJECT_ALLOC is still to come. */
+    SEAM_ADOPT_UNBORN,
+} seam_adoption;
+seam_adoption seam_thread_adopt(JNIEnv *env);
 
 /* java.lang.Class's class ID (the class_id of every Class object's
  * OBJECT_ALLOC but its own, which names none); NULL before VM init. */

@@ -222,6 +222,11 @@ void bk_methodhooks_vm_death(void);
  * constructor rewritten to report each object it finishes
  * (bk_heap_constructed). */
 bool bk_methodhooks_allocs(bool on);
+/* While set (obj not NULL), the calling thread announces obj from
+ * java.lang.Object's constructor: GetCallTrace of this thread leaves out
+ * the constructors running for obj (stacks.c).  Returns the object set
+ * before, to be set again after (an agent's handler may allocate). */
+jobject bk_stacks_constructing(JNIEnv *env, jobject obj);
 /* Whether method is an old version a retransformation left behind (only
  * asked once a class was rewritten); the current version of it, NULL if
  * none has its name and signature. */

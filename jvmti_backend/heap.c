@@ -343,7 +343,9 @@ void bk_heap_constructed(JNIEnv *env, jobject object)
         JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, object, &size))) {
         jclass klass = (*env)->GetObjectClass(env, object);
         if (klass != NULL) {
+            jobject outer = bk_stacks_constructing(env, object);
             bk_on_sampled_alloc(bk.jvmti, env, NULL, object, klass, size);
+            bk_stacks_constructing(env, outer);
             (*env)->DeleteLocalRef(env, klass);
         }
     }

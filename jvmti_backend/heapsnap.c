@@ -7,9 +7,11 @@
  * Separate from heapwalk.c: everything here runs after the walk, may call
  * JNI and JVM TI, and turns JVM TI's view into the seam's.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 #include "fieldmap.h"
 #include "heapsnap.h"
@@ -122,6 +124,44 @@ static seam_heap_bits ref_value(const walk *w, jint type, seam_heap_bits v)
     return v;
 }
 
+/* Instance sizes of classes, as measured on an instance in an earlier
+ * snapshot: a later one without an instance (an OBJECT_DUMP of the class)
+ * gives the same size rather than an estimate, which differs where the VM
+ * lays fields out with gaps (JDK 8 starts a subclass's fields after its
+ * superclass's, unpacked). */
+typedef struct {
+    jlong class_tag;
+    jint size;
+    UT_hash_handle hh;
+} measured_size;
+static measured_size *measured;
+static pthread_mutex_t measured_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void measured_put(jlong class_tag, jint size)
+{
+    measured_size *m = NULL;
+    pthread_mutex_lock(&measured_lock);
+    HASH_FIND(hh, measured, &class_tag, sizeof class_tag, m);
+    if (m == NULL && (m = malloc(sizeof *m)) != NULL) {
+        m->class_tag = class_tag;
+        HASH_ADD(hh, measured, class_tag, sizeof m->class_tag, m);
+    }
+    if (m != NULL) {
+        m->size = size;
+    }
+    pthread_mutex_unlock(&measured_lock);
+}
+
+static jint measured_get(jlong class_tag)
+{
+    measured_size *m = NULL;
+    pthread_mutex_lock(&measured_lock);
+    HASH_FIND(hh, measured, &class_tag, sizeof class_tag, m);
+    jint size = m != NULL ? m->size : -1;
+    pthread_mutex_unlock(&measured_lock);
+    return size;
+}
+
 /* Fills a class entry: what the walk saw of the class object, if it is in
  * the snapshot (rec >= 0), and what the VM says of the class. */
 static bool fill_class(klasses *ks, int32_t *first_run, jlong tag, int32_t rec, seam_heap_class *hc)
@@ -141,7 +181,7 @@ static bool fill_class(klasses *ks, int32_t *first_run, jlong tag, int32_t rec, 
         hc->instance_size = 0;
     } else if (k->observed_size >= 0) {
         hc->instance_size = k->observed_size;
-    } else {
+    } else if ((hc->instance_size = measured_get(tag)) < 0) {
         hc->instance_size = fieldmap_estimate_instance_size(ks, tag);
     }
     if (rec < 0 || w->detail == SEAM_HEAP_IDS) {
@@ -309,6 +349,7 @@ bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
             klass *k = r->kind == SEAM_HEAP_INSTANCE ? fieldmap_klass_of(&ks, r->class_tag) : NULL;
             if (k != NULL && k->observed_size < 0 && r->class_tag != w->class_class_tag) {
                 k->observed_size = (jint)r->size;
+                measured_put(r->class_tag, k->observed_size);
             }
         }
     }

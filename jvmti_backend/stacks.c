@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uthash.h>
 
 #include "backend.h"
@@ -95,20 +96,111 @@ static jint line_of(jmethodID method, jlocation location)
 
 /* A thread in a method hook (methodhooks.c) has that native on top: one
  * frame more is asked for, and the layer's frames are left out. */
+/* ---- the constructors of an object being announced ---------------------------- */
+
+/* While the calling thread announces an object from java.lang.Object's
+ * constructor (bk_heap_constructed): that object.  Its OBJECT_ALLOC's
+ * traces start, as on HotSpot 5.0, at the method that allocated it, not in
+ * the constructors that were running for it. */
+static TLS_FAST jobject constructing;
+static TLS_FAST JNIEnv *constructing_env;
+/* Constructor frames of one object that GetCallTrace fetches beyond the
+ * depth asked for, to drop them and still give that depth. */
+#define CTOR_FRAMES 16
+
+jobject bk_stacks_constructing(JNIEnv *env, jobject obj)
+{
+    jobject before = constructing;
+    constructing = obj;
+    constructing_env = env;
+    return before;
+}
+
+static bool is_current_thread(JNIEnv *env, jthread thread)
+{
+    jthread me = NULL;
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetCurrentThread, &me)) || me == NULL) {
+        return false;
+    }
+    bool same = (*env)->IsSameObject(env, me, thread);
+    (*env)->DeleteLocalRef(env, me);
+    return same;
+}
+
+/* Whether a frame of method runs a constructor of the object's class or of
+ * one of its superclasses, at or above the class of the constructor below
+ * (*below, which becomes this frame's class).  Constructors chain from the
+ * object's class up to java.lang.Object; another constructor frame above
+ * that chain is one that allocated the object. */
+static bool ctor_of_object(JNIEnv *env, jmethodID method, jclass object_class, jclass *below)
+{
+    char *name = NULL;
+    jclass cls = NULL;
+    bool ctor = JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodName, method, &name, NULL, NULL)) && name != NULL &&
+                strcmp(name, "<init>") == 0;
+    bk_deallocate(name);
+    if (!ctor || !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetMethodDeclaringClass, method, &cls)) || cls == NULL) {
+        return false;
+    }
+    bool ours = (*env)->IsAssignableFrom(env, object_class, cls) &&
+                (*below == NULL || (*env)->IsAssignableFrom(env, cls, *below));
+    if (*below != NULL) {
+        (*env)->DeleteLocalRef(env, *below);
+    }
+    *below = cls;
+    return ours;
+}
+
+/* How many of the frames (the layer's own left out) from the top are
+ * constructors running for the object being announced. */
+static jint constructor_frames(const jvmtiFrameInfo *buf, jint count)
+{
+    JNIEnv *env = constructing_env;
+    jclass object_class = (*env)->GetObjectClass(env, constructing);
+    jclass below = NULL;
+    jint n = 0;
+    for (jint i = 0; i < count && object_class != NULL; i++) {
+        if (bk_methodhooks_is_hooks_method(buf[i].method) ||
+            (buf[i].location == -1 && bk_methodhooks_is_renamed_native(buf[i].method))) {
+            continue;
+        }
+        if (!ctor_of_object(env, buf[i].method, object_class, &below)) {
+            break;
+        }
+        n++;
+    }
+    if (below != NULL) {
+        (*env)->DeleteLocalRef(env, below);
+    }
+    if (object_class != NULL) {
+        (*env)->DeleteLocalRef(env, object_class);
+    }
+    return n;
+}
+
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
-    jvmtiFrameInfo local[STACK_FRAMES + 1];
-    jvmtiFrameInfo *buf = depth < STACK_FRAMES ? local : malloc((size_t)(depth + 1) * sizeof *buf);
-    jint count = 0, n = 0;
+    jvmtiFrameInfo local[STACK_FRAMES + CTOR_FRAMES + 1];
+    bool own = constructing != NULL && is_current_thread(constructing_env, (jthread)handle);
+    jint fetch = depth + 1 + (own ? CTOR_FRAMES : 0);
+    jvmtiFrameInfo *buf = depth < STACK_FRAMES ? local : malloc((size_t)fetch * sizeof *buf);
+    jint count = 0, n = 0, drop = 0;
     if (buf == NULL) {
         return 0;
     }
     /* TRY: the thread may have ended since the caller looked it up. */
-    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, depth + 1, buf, &count))) {
+    if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, fetch, buf, &count))) {
+        if (own) {
+            drop = constructor_frames(buf, count);
+        }
         for (jint i = 0; i < count && n < depth; i++) {
             if (hooksclass_is_method(buf[i].method) ||
                 (buf[i].location == -1 && nativewrap_is_renamed(buf[i].method))) {
                 continue; /* the layer's own frames, and a renamed native below its wrapper */
+            }
+            if (drop > 0) {
+                drop--;
+                continue;
             }
             /* A frame left on an old version by a retransformation: its line
              * from that version, its method the one the agent knows. */

@@ -128,11 +128,31 @@ static void thread_started(JNIEnv *env, JNIEnv *thread_env, jthread thread)
 
 void bk_thread_started(JNIEnv *env, jthread thread) { thread_started(env, env, thread); }
 
-bool seam_thread_adopt(JNIEnv *env)
+/* Every constructed thread has a group, until it ends; the constructor
+ * sets it. */
+static bool constructed(JNIEnv *env, jthread thread)
+{
+    jvmtiThreadInfo ti;
+    memset(&ti, 0, sizeof ti);
+    if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetThreadInfo, thread, &ti))) {
+        return false;
+    }
+    bk_deallocate(ti.name);
+    if (ti.context_class_loader != NULL) {
+        (*env)->DeleteLocalRef(env, ti.context_class_loader);
+    }
+    if (ti.thread_group == NULL) {
+        return false;
+    }
+    (*env)->DeleteLocalRef(env, ti.thread_group);
+    return true;
+}
+
+seam_adoption seam_thread_adopt(JNIEnv *env)
 {
     jthread me = NULL;
     if (!JVMTI_OK(JVMTI_TRY(bk.jvmti, GetCurrentThread, &me)) || me == NULL) {
-        return false;
+        return SEAM_ADOPT_HIDDEN;
     }
     /* GetAllThreads lists the threads the VM shows to tools, and no others. */
     bool shown = false;
@@ -145,12 +165,13 @@ bool seam_thread_adopt(JNIEnv *env)
         }
         bk_deallocate(all);
     }
-    if (shown) {
+    seam_adoption result = !shown ? SEAM_ADOPT_HIDDEN : constructed(env, me) ? SEAM_ADOPTED : SEAM_ADOPT_UNBORN;
+    if (result == SEAM_ADOPTED) {
         LOG_DEBUG("a thread sends events before its ThreadStart: recorded now");
         thread_started(env, env, me);
     }
     (*env)->DeleteLocalRef(env, me);
-    return shown;
+    return result;
 }
 
 /* Threads started in the start phase of a VM that refuses GetThreadInfo

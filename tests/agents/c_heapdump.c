@@ -536,25 +536,53 @@ static void check_value(const char *where, const char *what, const dr_val *v, ch
     }
 }
 
+/* Whether java.lang.String's CLASS_LOAD lists an instance field coder. */
+static int string_has_coder(void)
+{
+    hclass *k = class_by_name("java.lang.String");
+    for (int i = 0; k && i < k->nin; i++)
+        if (strcmp(k->in[i].field_name, "coder") == 0)
+            return 1;
+    return 0;
+}
+
+/* String.value is a byte[] from JDK 9 on (with coder Latin-1 here); JDK 8's
+ * String has no coder, and its value is a char[]. */
 static void check_string(const char *where, const dr_dump *d, const dr_rec *r)
 {
+    static const char text[] = "hg-string";
+    const uint32_t len = sizeof text - 1;
     char why[300];
-    dr_val v;
+    dr_val v, coder;
     if (!check(!dr_field(d, &live_ops, r, "java.lang.String", "value", &v, why, sizeof why), "%s: String.value: %s",
                where, why))
         return;
     const dr_rec *arr = dr_find(d, v.ref);
     if (d->n == 1) /* an object dump holds the String alone */
         return;
-    if (!check(arr && arr->kind == JVMPI_GC_PRIM_ARRAY_DUMP && arr->ty == JVMPI_BYTE && arr->num == 9,
-               "%s: String.value %p is not dumped as a byte[9] (record %s, ty %d, count %u)", where, v.ref,
-               arr ? dr_kind_name(d->level, arr->kind) : "none", arr ? arr->ty : -1, arr ? arr->num : 0))
+    int chars = !string_has_coder();
+    unsigned ty = chars ? JVMPI_CHAR : JVMPI_BYTE;
+    if (!check(arr && arr->kind == JVMPI_GC_PRIM_ARRAY_DUMP && arr->ty == ty && arr->num == len,
+               "%s: String.value %p is not dumped as a %s[%u] (record %s, ty %d, count %u)", where, v.ref,
+               chars ? "char" : "byte", len, arr ? dr_kind_name(d->level, arr->kind) : "none", arr ? arr->ty : -1,
+               arr ? arr->num : 0))
         return;
     if (d->level < 2)
         return;
-    check(memcmp(d->b + arr->data, "hg-string", 9) == 0, "%s: String.value bytes are not \"hg-string\" (Latin-1)", where);
-    if (!dr_field(d, &live_ops, r, "java.lang.String", "coder", &v, why, sizeof why))
-        check(v.bits == 0, "%s: String.coder %llu, expected 0 (Latin-1)", where, (unsigned long long)v.bits);
+    if (!chars) {
+        if (check(!dr_field(d, &live_ops, r, "java.lang.String", "coder", &coder, why, sizeof why),
+                  "%s: String.coder: %s", where, why))
+            check(coder.bits == 0, "%s: String.coder %llu, expected 0 (Latin-1)", where, (unsigned long long)coder.bits);
+        check(memcmp(d->b + arr->data, text, len) == 0, "%s: String.value bytes are not \"%s\" (Latin-1)", where, text);
+        return;
+    }
+    for (uint32_t i = 0; i < len; i++) {
+        dr_val c;
+        dr_elem(d, arr, i, &c);
+        if (!check(c.bits == (uint64_t)(unsigned char)text[i], "%s: String.value[%u] is %llu, expected '%c'", where, i,
+                   (unsigned long long)c.bits, text[i]))
+            return;
+    }
 }
 
 /* Checks object E's record in D (a heap dump of level 1/2 or an object

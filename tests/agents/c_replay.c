@@ -29,6 +29,9 @@
  */
 #include "c_common.h"
 
+/* The fewest objects the heap holds at VM init (old=N). */
+static long min_old = 5000;
+
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static c_classes classes;
 static c_map all_ids;     /* every obj_id of an OBJECT_ALLOC (not requested) */
@@ -141,8 +144,8 @@ static void on_init_done(JVMPI_Event *ev)
         snprintf(back, sizeof back, ": %ld events out of order, the first: %s", me.back, me.first_back);
     c_check(!me.back, "start-up order OBJECT_ALLOC*, CLASS_LOAD*, THREAD_START*, JVM_INIT_DONE on the init thread%s",
             back);
-    c_check(me.count[P_ALLOC] >= 5000, "at least 5000 OBJECT_ALLOC for objects older than the agent (got %ld)",
-            me.count[P_ALLOC]);
+    c_check(me.count[P_ALLOC] >= min_old, "at least %ld OBJECT_ALLOC for objects older than the agent (got %ld)",
+            min_old, me.count[P_ALLOC]);
     c_check(me.count[P_CLASS] >= 300, "at least 300 CLASS_LOAD replayed (got %ld)", me.count[P_CLASS]);
     c_check(me.count[P_THREAD] >= 2, "THREAD_START replayed for main and the VM's threads (got %ld)",
             me.count[P_THREAD]);
@@ -268,6 +271,11 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     (void)reserved;
     if (c_setup(vm, options) != JNI_OK)
         return JNI_ERR;
+    char *old = c_opt(options, "old");
+    if (old) {
+        min_old = atol(old);
+        free(old);
+    }
     c_pi->NotifyEvent = notify;
     c_enable(JVMPI_EVENT_OBJECT_ALLOC, "OBJECT_ALLOC");
     c_enable(JVMPI_EVENT_CLASS_LOAD, "CLASS_LOAD");

@@ -8,7 +8,6 @@
 # Two runs: with OBJECT_ALLOC enabled (IDs mostly known before the dump), and
 # without (every object ID of the dump must resolve through RequestEvent).
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "a String holds a char[] there, and the test agent checks for JDK 9's byte[] value"
 
 lib="$AGENTS_DIR/libc_heapdump.so"
 [ -f "$lib" ] || fail "libc_heapdump.so not built"

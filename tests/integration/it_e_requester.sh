@@ -10,7 +10,6 @@
 # DATA_DUMP_REQUEST that SIGQUIT makes, once its late arrays, loaders and
 # unloads are done.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "a java.lang.Thread gets a second OBJECT_ALLOC with no OBJECT_FREE between (thread objects, as in g_multi; a layer bug not yet mended)"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
 e_javac requester-javac e_requester "dumps=1,dump_ms=3000" 60

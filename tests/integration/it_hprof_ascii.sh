@@ -7,9 +7,8 @@
 # (thread=y, lineno=n, depth=2, cutoff=0), THREAD START/END, HEAP DUMP
 # (OBJ/CLS/ARR/ROOT, all 1000 H_Big), and output on SIGQUIT before exit.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "an object's allocation trace starts in java.lang.Object.<init> (docs/differences.md), not in the allocating method the test expects"
 . "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
-require_hprof H_Sites H_Big H_Small
+require_hprof H_Sites H_Big H_Small H_Ctors
 
 run_sites() { # NAME OPTIONS
   run_java "$1" "$(hprof_arg "$2,file=$WORK/$1.txt")" -cp "$CLASSES" H_Sites ||
@@ -160,6 +159,26 @@ read -r _ _ _ lb lo ab ao tr _ <<<"$big"
 [ "$lo" = 1000 ] || fail "SIGQUIT SITES: H_Big row wrong: $big"
 n=$(awk '/^HEAP DUMP BEGIN/{d++} d==1 && /^OBJ .*class=H_Big@/{n++} END{print n+0}' "$WORK/q.before.txt")
 [ "$n" = 1000 ] || fail "SIGQUIT heap dump: $n H_Big objects, expected 1000"
+
+# --- 5. traces through constructors ----------------------------------------------
+# An object's trace starts at the method that made it, not in the
+# constructors that ran for it (on JDK 8 its OBJECT_ALLOC comes from
+# java.lang.Object's); an object made inside another's constructor starts
+# in that constructor.
+run_java c "$(hprof_arg "heap=sites,depth=3,file=$WORK/c.txt")" -cp "$CLASSES" H_Ctors ||
+  { tail -20 "$WORK/c.err"; fail "H_Ctors: java exited non-zero"; }
+expect_file_has "$WORK/c.out" '^H_Ctors done 500$'
+sites_rows "$WORK/c.txt" >"$WORK/c.rows"
+check_ctor_trace() { # CLASS WANT
+  local row tr
+  row=$(awk -v c="$1" '$9 == c' "$WORK/c.rows")
+  [ "$(echo "$row" | grep -c .)" = 1 ] || fail "expected one SITES row for $1, got: $row"
+  read -r _ _ _ _ _ _ _ tr _ <<<"$row"
+  [ "$(trace_frames "$WORK/c.txt" "$tr")" = "$2" ] ||
+    { trace_frames "$WORK/c.txt" "$tr"; fail "the trace of $1's site is not: $2"; }
+}
+check_ctor_trace H_CSub 'H_Ctors.main(H_Ctors.java:12)'
+check_ctor_trace H_CPart $'H_CBase.<init>(H_Ctors.java:21)\nH_CSub.<init>(H_Ctors.java:27)\nH_Ctors.main(H_Ctors.java:12)'
 
 note "hprof ascii: all checks passed"
 exit 0

@@ -12,7 +12,6 @@
 # Skips (77) only when the visualvm package is not installed: scripts/setup.sh
 # installs it.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "java.lang.reflect.Field and Method objects stay live in ALLOC SITES but are missing from the heap dump (not yet looked into)"
 . "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
 require_hprof H_Sites H_Big
 export LC_ALL=C
@@ -64,11 +63,17 @@ diff "$WORK/dump.counts" "$WORK/vv.counts" >"$WORK/dump-vv.diff" ||
 # the heap dump is taken and the JDK allocates in between (the shutdown hooks
 # and the agent's own requests run Java code), and objects that became garbage
 # but were not collected yet count as live in the sites and may or may not
-# appear in a dump.
+# appear in a dump.  Left out: java.lang.reflect.Field, Method and
+# Constructor, held in the reflection caches of Class objects' own fields,
+# which JVM TI's FollowReferences (the layer's heap walk) does not follow:
+# they live on, without OBJECT_FREE, and no dump has them.  A plain JVM TI
+# agent counted, after a collection at VMDeath of H_Sites, 27
+# Class$ReflectionData objects on JDK 8 (its launcher uses reflection) and 2
+# on JDK 17, and FollowReferences reached none.
 awk '$1 == "SITE" { print $2, $3 }' "$WORK/walk.txt" | sort >"$WORK/sites.counts"
 join -a1 -a2 -e 0 -o 0,1.2,2.2 "$WORK/sites.counts" "$WORK/vv.counts" >"$WORK/joined.txt"
 awk '
-  ($2 >= 100 || $3 >= 100) && $1 != "java.lang.Class" {
+  ($2 >= 100 || $3 >= 100) && $1 != "java.lang.Class" && $1 !~ /^java\.lang\.reflect\.(Field|Method|Constructor)$/ {
     n++
     d = $2 - $3; if (d < 0) d = -d
     m = ($2 > $3 ? $2 : $3)

@@ -183,14 +183,17 @@ jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
 
 jobjectID seam_class_class_id(void) { return fake.class_class_id; }
 
-bool seam_thread_adopt(JNIEnv *env)
+seam_adoption seam_thread_adopt(JNIEnv *env)
 {
     fake.adopt_calls++;
+    if (fake.adopt_unborn) {
+        return SEAM_ADOPT_UNBORN;
+    }
     if (fake.adopt_name == NULL) {
-        return false;
+        return SEAM_ADOPT_HIDDEN;
     }
     fake_thread(env, fake.adopt_id, fake.adopt_name);
-    return true;
+    return SEAM_ADOPTED;
 }
 
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)

@@ -98,6 +98,7 @@ typedef struct {
      * fake_thread) when adopt_name is set, and answers whether it did */
     const char *adopt_name;
     jobjectID adopt_id;
+    bool adopt_unborn; /* seam_thread_adopt answers SEAM_ADOPT_UNBORN */
 } fake_backend_state;
 
 extern fake_backend_state fake;

@@ -528,6 +528,15 @@ START_TEST(test_deliver_reads_notify_late)
 }
 END_TEST
 
+/* Agent 0 gets every event through notify_a. */
+static JVMPI_Interface iface_a;
+static void agent_a_listens(void)
+{
+    memset(&iface_a, 0, sizeof iface_a);
+    iface_a.NotifyEvent = notify_a;
+    events_set_interface(0, &iface_a);
+}
+
 static void *deliver_from_b(void *arg)
 {
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
@@ -548,10 +557,7 @@ static void deliver_on_new_thread(JNIEnv *env)
  * whose ThreadStart comes late), else its events carry a known thread's. */
 START_TEST(test_deliver_names_known_threads)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     layer_vm_init(ENV_A);
@@ -577,16 +583,51 @@ START_TEST(test_deliver_names_known_threads)
 }
 END_TEST
 
+static void *deliver_unborn(void *arg)
+{
+    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    ck_assert_ptr_eq(last.env_id, ENV_A);
+    ev = plain(JVMPI_EVENT_METHOD_ENTRY);
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 1);
+    /* asked once: adopting it later in its constructor would give the
+     * METHOD_EXITs of frames whose METHOD_ENTRY was held back */
+    ck_assert_int_eq(fake.adopt_calls, 1);
+    fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b"); /* its ThreadStart */
+    events_deliver(ENV_B, &ev);
+    ck_assert_int_eq(calls_a, 2);
+    ck_assert_ptr_eq(last.env_id, ENV_B);
+    (void)arg;
+    return NULL;
+}
+
+/* JDK 8 runs an attaching thread's Thread constructor (DestroyJavaVM's)
+ * before its ThreadStart: adopted then, its THREAD_START would name its
+ * Thread before that object's OBJECT_ALLOC.  Its events go to a stand-in
+ * until its ThreadStart, its method events nowhere. */
+START_TEST(test_unborn_thread_not_adopted)
+{
+    agent_a_listens();
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
+    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_METHOD_ENTRY), JVMPI_SUCCESS);
+    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
+    layer_vm_init(ENV_A);
+    fake.adopt_unborn = true;
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, deliver_unborn, NULL), 0);
+    pthread_join(th, NULL);
+}
+END_TEST
+
 /* HotSpot posts ThreadEnd before the thread leaves its list of threads, so
  * a thread past its THREAD_END can still send an event, and the layer,
  * not knowing it, would record it again (javac's main thread got a second
  * THREAD_START): a thread whose end was delivered is not recorded again. */
 START_TEST(test_ended_thread_not_started_again)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_THREAD_START), JVMPI_SUCCESS);
     jobjectID a_id = seam_id_from_tag(ids_next_object(16, 0));
     fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b");
@@ -608,10 +649,7 @@ END_TEST
 /* The layer's own Java code is no event of the program's. */
 START_TEST(test_quiet_and_internal_threads_send_nothing)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
     fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
     JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
@@ -626,10 +664,7 @@ END_TEST
 
 START_TEST(test_deliver_after_shutdown)
 {
-    JVMPI_Interface iface;
-    memset(&iface, 0, sizeof iface);
-    iface.NotifyEvent = notify_a;
-    events_set_interface(0, &iface);
+    agent_a_listens();
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_SHUT_DOWN), JVMPI_SUCCESS);
     ck_assert(!events_is_shut_down());
@@ -650,7 +685,7 @@ START_TEST(test_deliver_after_shutdown)
     /* tests only: reset brings delivery back (and clears the agent's table) */
     events_reset();
     ck_assert(!events_is_shut_down());
-    events_set_interface(0, &iface);
+    events_set_interface(0, &iface_a);
     ck_assert_int_eq(events_enable(0, JVMPI_EVENT_JVM_INIT_DONE), JVMPI_SUCCESS);
     ev = plain(JVMPI_EVENT_JVM_INIT_DONE);
     events_deliver(ENV_A, &ev);
@@ -702,6 +737,7 @@ static Suite *events_suite(void)
     tcase_add_checked_fixture(tc, deliver_setup, NULL);
     tcase_add_test(tc, test_deliver_reads_notify_late);
     tcase_add_test(tc, test_deliver_names_known_threads);
+    tcase_add_test(tc, test_unborn_thread_not_adopted);
     tcase_add_test(tc, test_ended_thread_not_started_again);
     tcase_add_test(tc, test_quiet_and_internal_threads_send_nothing);
     tcase_add_test(tc, test_deliver_after_shutdown);
