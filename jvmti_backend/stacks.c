@@ -160,8 +160,8 @@ static jint constructor_frames(const jvmtiFrameInfo *buf, jint count)
     jclass below = NULL;
     jint n = 0;
     for (jint i = 0; i < count && object_class != NULL; i++) {
-        if (bk_methodhooks_is_hooks_method(buf[i].method) ||
-            (buf[i].location == -1 && bk_methodhooks_is_renamed_native(buf[i].method))) {
+        if (hooksclass_is_method(buf[i].method) ||
+            (buf[i].location == -1 && nativewrap_is_renamed(buf[i].method))) {
             continue;
         }
         if (!ctor_of_object(env, buf[i].method, object_class, &below)) {
