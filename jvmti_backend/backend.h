@@ -34,6 +34,9 @@ typedef struct {
     /* JVM TI 26 on posts no event once VM death has begun, ObjectFree
      * included (exitfrees.c makes a collection's frees then). */
     bool silent_death;
+    /* Before JDK 15 HotSpot lays out each class's fields in a block of its
+     * own after its superclass's (fieldmap.c's estimate of sizes). */
+    bool block_fields;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent
