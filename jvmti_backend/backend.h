@@ -135,6 +135,8 @@ static inline void bk_callback_exit(void)
 jobjectID bk_class_id(JNIEnv *env, jclass klass);
 /* From VM init on: element classes may be linked (see classinfo.c). */
 void bk_classinfo_vm_init(JNIEnv *env);
+/* Whether obj is a java.lang.Class, safe in any event (see classinfo.c). */
+bool bk_is_class_object(JNIEnv *env, jobject obj);
 /* Links the innermost element class of array_class if it is loaded but not
  * linked (not initialized); nothing for other classes or before VM init. */
 void bk_link_element(JNIEnv *env, jclass array_class);
