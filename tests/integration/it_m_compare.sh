@@ -35,7 +35,7 @@ within() { python3 -c "import sys; a, b, p = map(float, sys.argv[1:]); sys.exit(
 # every 16 KB, some 400 for the Blobs (see JFR's tolerance below).  A young
 # generation larger than all M_Known allocates leaves its 3 System.gc() the
 # only collections while it runs.
-SPIN_MS=$(scaled 2500 1000)
+SPIN_MS=2500
 HEAP=(-Xms256m -Xmn192m -XX:TLABSize=16k -XX:-ResizeTLAB)
 compare known -- "$JAVA" "${HEAP[@]}" -cp "$CLASSES" M_Known $SPIN_MS
 R=$WORK/known/report.txt
