@@ -177,7 +177,7 @@ expect_file_has "$WORK/help.txt" 'no report could be made\.$'
 expect_file_lacks "$WORK/help.txt" 'set -\|ROOT='
 
 # An agent that writes no CPU samples (and enables no allocation event).
-compare classtrace --agent "classtrace:file=$WORK/ct.txt" -- "$JAVA" -cp "$CLASSES" M_Known "$(scaled 1000 300)"
+compare classtrace --agent "classtrace:file=$WORK/ct.txt" -- "$JAVA" -cp "$CLASSES" M_Known 1000
 $ROWS missing "$WORK/classtrace/report.txt" 'Hot methods' | grep -q "agent (CPU SAMPLES): MISSING: the agent 'classtrace' writes no CPU samples" ||
   fail "classtrace: the missing CPU samples are not explained"
 $ROWS missing "$WORK/classtrace/report.txt" 'Allocation by class' | grep -q 'MISSING: the agent did not enable OBJECT_ALLOC' ||
