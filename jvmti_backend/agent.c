@@ -407,6 +407,7 @@ static bool create_envs(JavaVM *vm)
     jint major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
     bk.live_frames = major >= 9;
     bk.silent_death = major >= 26;
+    bk.block_fields = major < 15;
     bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events && sampler_complete(major);
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;

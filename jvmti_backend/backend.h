@@ -34,6 +34,9 @@ typedef struct {
     /* JVM TI 26 on posts no event once VM death has begun, ObjectFree
      * included (exitfrees.c makes a collection's frees then). */
     bool silent_death;
+    /* Before JDK 15 HotSpot lays out each class's fields in a block of its
+     * own after its superclass's (fieldmap.c's estimate of sizes). */
+    bool block_fields;
     /* GarbageCollectionStart/Finish events so far (heap.c): equal outside a
      * pause.  Objects die and move only in pauses, so what was seen in one
      * pause interval holds until the next one starts (heap.c's recent
@@ -132,6 +135,8 @@ static inline void bk_callback_exit(void)
 jobjectID bk_class_id(JNIEnv *env, jclass klass);
 /* From VM init on: element classes may be linked (see classinfo.c). */
 void bk_classinfo_vm_init(JNIEnv *env);
+/* Whether obj is a java.lang.Class, safe in any event (see classinfo.c). */
+bool bk_is_class_object(JNIEnv *env, jobject obj);
 /* Links the innermost element class of array_class if it is loaded but not
  * linked (not initialized); nothing for other classes or before VM init. */
 void bk_link_element(JNIEnv *env, jclass array_class);

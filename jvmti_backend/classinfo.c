@@ -282,11 +282,29 @@ void bk_classinfo_vm_init(JNIEnv *env)
                  "names no element class");
     } else {
         declared_fields = m;
-        class_class = bk_new_global_ref(env, c);
     }
+    if (c != NULL) {
+        class_class = bk_new_global_ref(env, c);
+        (*env)->DeleteLocalRef(env, c);
+    }
+}
+
+/* Not through FindClass in an event: in a MethodEntry of a method of
+ * ClassLoader$NativeLibrary, JNI's FindClass takes its caller for
+ * JNI_OnLoad's and asks NativeLibrary.getFromClass for its class, which on
+ * JDK 8 to 14 throws NullPointerException into the program unless a
+ * library is being loaded just then. */
+bool bk_is_class_object(JNIEnv *env, jobject obj)
+{
+    if (class_class != NULL) {
+        return (*env)->IsInstanceOf(env, obj, class_class);
+    }
+    jclass c = (*env)->FindClass(env, "java/lang/Class");
+    bool is = c != NULL && (*env)->IsInstanceOf(env, obj, c);
     if (c != NULL) {
         (*env)->DeleteLocalRef(env, c);
     }
+    return is;
 }
 
 /* Links klass, its superclasses and interfaces (not initialized). */

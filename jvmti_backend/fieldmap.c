@@ -275,40 +275,87 @@ const field_key *fieldmap_field_of(const klass *k, jint index)
 
 static jint ref_size(const walk *w) { return w->wide_refs ? 8 : 4; }
 
-static jint type_bytes(const walk *w, char sig)
+/* Bytes of the fields of one class, by kind, in a layout before JDK 15. */
+typedef struct {
+    int32_t wide, word, half, byte, ref;
+} field_counts;
+
+/* Where the fields of a class end (unaligned) when they start at offset, as
+ * HotSpot laid them out before JDK 15: wide ones first, an int, shorts or
+ * bytes (or else a reference) in the gap before them when offset is not
+ * 8-aligned, then ints, shorts, bytes and references. */
+static jlong block_end(jlong offset, field_counts n, jint ref)
 {
-    switch (sig) {
-    case 'Z':
-    case 'B': return 1;
-    case 'C':
-    case 'S': return 2;
-    case 'I':
-    case 'F': return 4;
-    case 'J':
-    case 'D': return 8;
-    default: return ref_size(w);
+    if (n.wide > 0 && offset % 8 != 0) {
+        jlong gap = 8 - offset % 8;
+        if (n.word > 0 && gap >= 4) {
+            n.word--;
+            gap -= 4;
+        }
+        for (; gap >= 2 && n.half > 0; gap -= 2) {
+            n.half--;
+        }
+        for (; gap >= 1 && n.byte > 0; gap--) {
+            n.byte--;
+        }
+        if (gap >= ref && n.ref > 0) {
+            n.ref--;
+        }
+        offset += 8 - offset % 8;
     }
+    offset += 8 * (jlong)n.wide + 4 * (jlong)n.word + 2 * (jlong)n.half + n.byte;
+    if (n.ref > 0) {
+        offset = (offset + ref - 1) / ref * ref + (jlong)n.ref * ref;
+    }
+    return offset;
 }
 
 /* Bytes of an instance when none is in the heap to measure: header and the
- * instance fields of the class and its supers, packed, rounded up. */
+ * instance fields of the class and its supers, packed as from JDK 15 on
+ * (where a subclass's fields may fill its superclasses' gaps), in blocks
+ * per class before it (each class's block starting where its superclass's
+ * ends, rounded up to a reference's size), rounded up. */
 jint fieldmap_estimate_instance_size(klasses *ks, jlong tag)
 {
-    jlong bytes = OBJECT_HEADER;
-    int d = 0;
-    for (jlong t = tag; t != 0 && d < MAX_CHAIN; d++) {
+    jlong chain[MAX_CHAIN];
+    int depth = 0;
+    for (jlong t = tag; t != 0 && depth < MAX_CHAIN; depth++) {
         fieldmap_klass_resolve(ks, t);
         klass *c = fieldmap_klass_of(ks, t);
         if (c == NULL) {
             break;
         }
+        chain[depth] = t;
+        t = c->super_tag;
+    }
+    jint ref = ref_size(ks->w);
+    jlong bytes = OBJECT_HEADER;
+    for (int d = depth - 1; d >= 0; d--) {
+        klass *c = fieldmap_klass_of(ks, chain[d]);
         klass_read_fields(c);
+        field_counts n = { 0, 0, 0, 0, 0 };
         for (int32_t i = 0; i < c->n_own; i++) {
-            if (c->own[i].valid && !c->own[i].is_static) {
-                bytes += type_bytes(ks->w, c->own[i].type);
+            if (!c->own[i].valid || c->own[i].is_static) {
+                continue;
+            }
+            switch (c->own[i].type) {
+            case 'J':
+            case 'D': n.wide++; break;
+            case 'I':
+            case 'F': n.word++; break;
+            case 'C':
+            case 'S': n.half++; break;
+            case 'Z':
+            case 'B': n.byte++; break;
+            default: n.ref++; break;
             }
         }
-        t = c->super_tag;
+        if (!bk.block_fields) {
+            bytes += 8 * (jlong)n.wide + 4 * (jlong)n.word + 2 * (jlong)n.half + n.byte + (jlong)ref * n.ref;
+        } else if (n.wide + n.word + n.half + n.byte + n.ref > 0) {
+            bytes = block_end(bytes, n, ref);
+            bytes = (bytes + ref - 1) / ref * ref;
+        }
     }
     bytes = (bytes + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
     return (jint)(bytes < 2 * OBJECT_ALIGN ? 2 * OBJECT_ALIGN : bytes);

@@ -295,6 +295,11 @@ static bool recent_info(jobjectID id, seam_object_info *out)
 void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
                                  jlong size)
 {
+    /* From the exiting thread's end to VMDeath, an allocating thread stops
+     * here (in native, where safepoints pass it): its allocations would
+     * start collections whose frees VM death posts, and can deadlock on
+     * (exitfrees.c). */
+    bk_exitfrees_wait();
     BEGIN_CALLBACK();
     seam_object_info info;
     jlong class_tag;

@@ -27,12 +27,7 @@ jobjectID seam_id_from_object(JNIEnv *env, jobject obj)
     if (tag != 0 && !ids_is_pending_class(tag)) {
         return seam_id_from_tag(tag);
     }
-    jclass class_class = (*env)->FindClass(env, "java/lang/Class");
-    bool is_class = class_class != NULL && (*env)->IsInstanceOf(env, obj, class_class);
-    if (class_class != NULL) {
-        (*env)->DeleteLocalRef(env, class_class);
-    }
-    if (is_class) {
+    if (bk_is_class_object(env, obj)) {
         /* A class's ID is its Class object's.  The primitive types' Class
          * objects are objects with no class ID (they have no CLASS_LOAD);
          * they were tagged as such at VM init (bk_heap_vm_init). */

@@ -1,16 +1,15 @@
 #!/bin/bash
-# jdks.sh [N...] - Debian's OpenJDK N (default: $TEST_JDKS, none when it is
-# unset: on 11, 21, 26 and 27 some tests still fail) unpacked under
-# build/jdks/N (or $JDKS_DIR/N), beside the system's own packages and never
-# over them; only what is missing is
-# fetched.  tests/integration/CMakeLists.txt runs every integration test on
-# each JDK found there.
+# jdks.sh [N...] - Debian's OpenJDK N (default: $TEST_JDKS, else 8, 11, 21,
+# 26 and 27: with the system's 17 and 25, every JDK the layer supports)
+# unpacked under build/jdks/N (or $JDKS_DIR/N), beside the system's own
+# packages and never over them; only what is missing is fetched.
+# tests/integration/CMakeLists.txt runs every integration test on each JDK
+# found there.
 #
 # The packages come from Debian's archive (scripts/debfetch.py checks each
 # against the index's SHA256), from the releases that have them: 11 from
 # Debian 11, 21 from Debian 13, 8, 26, 27 and the early-access 28 from
-# unstable.  JDK 8 is provisioned only when named (jdks.sh 8): no
-# integration test is registered on it yet.
+# unstable.
 # Those built for a newer glibc than this machine's run under the glibc of
 # Debian 13's libc6, unpacked beside them: each of their executables becomes
 # a small script that starts the real one through that glibc's loader, which
@@ -28,7 +27,7 @@ cd "$(dirname "$0")/.."
 
 ROOT=${JDKS_DIR:-${BUILD_DIR:-build}/jdks}
 # TEST_JDKS (space-separated) replaces the default list, "none" for none.
-read -r -a DEFAULT_JDKS <<<"${TEST_JDKS:-none}"
+read -r -a DEFAULT_JDKS <<<"${TEST_JDKS:-8 11 21 26 27}"
 [ "${DEFAULT_JDKS[*]}" = none ] && DEFAULT_JDKS=()
 
 # Debian releases to take each JDK from, the first that has it.

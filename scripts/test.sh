@@ -8,9 +8,16 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
 # The JDKs the integration tests run on besides the system's (build/jdks):
-# those of TEST_JDKS, e.g. TEST_JDKS="11 21 26 27"; none by default.
+# 8, 11, 21, 26 and 27, or those of TEST_JDKS (e.g. TEST_JDKS="11 21", or
+# TEST_JDKS=none for the system's alone).
+echo "test: JDKs from Debian's archive: ${TEST_JDKS:-8 11 21 26 27}"
 bash scripts/jdks.sh
 bash scripts/build.sh
+
+# The JDKs ctest runs the integration tests on (labels jdkN), as CMake found them.
+jdks_run=$(ctest --test-dir build -N -L integration | grep -o 'jdk[0-9]*$' | sort -uV | tr '\n' ' ' || true)
+jdks_run=${jdks_run% }
+echo "test: integration tests on: ${jdks_run:-no JDK}"
 
 failed=()
 
@@ -37,7 +44,7 @@ echo "test: ctest build-asan (unit)"
 ctest --test-dir build-asan -L unit --output-on-failure --no-tests=error || failed+=("ctest build-asan")
 
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "test: FAILED: ${failed[*]}" >&2
+  echo "test: FAILED: ${failed[*]} (integration tests on: $jdks_run)" >&2
   exit 1
 fi
-echo "test: all passed"
+echo "test: all passed (integration tests on: $jdks_run)"

@@ -15,7 +15,7 @@
 require_hprof S_Exit
 [ -f "$AGENTS_DIR/libs_sigexit.so" ] || fail "libs_sigexit.so not built"
 
-RUNS=${SIGEXIT_RUNS:-50}
+RUNS=${SIGEXIT_RUNS:-$(scaled 50 15)}
 HANG_S=${SIGEXIT_HANG_S:-12}
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

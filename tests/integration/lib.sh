@@ -10,6 +10,21 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 note() { echo "-- $*"; }
 
+# IT_SCALE: "full" (the default: the JDKs the layer is built against) or
+# "short" (tests/integration/CMakeLists.txt sets it for the JDKs of
+# build/jdks, so that CI runs every JDK within its hour): the heavy tests
+# run smaller workloads, each still doing what it checks.  scaled FULL
+# SHORT: the size for this run.
+IT_SCALE=${IT_SCALE:-full}
+case $IT_SCALE in
+  full | short) ;;
+  *) fail "IT_SCALE is '$IT_SCALE': expected full or short" ;;
+esac
+scaled() { if [ "$IT_SCALE" = short ]; then echo "$2"; else echo "$1"; fi; }
+# full_run WHAT: true on a full run; on a short one, notes that WHAT (a case
+# whose outcome does not depend on the JDK) is left to the full runs.
+full_run() { [ "$IT_SCALE" = full ] || { note "short run: $1 is left to the full runs"; return 1; }; }
+
 # run_java OUT_PREFIX java-args...: runs java, keeps stdout/stderr in
 # $WORK/OUT_PREFIX.out / .err, returns java's exit code.
 run_java() {
