@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
 # The JDKs the integration tests run on besides the system's (build/jdks):
-# 8, 11, 21, 26 and 27, or those of TEST_JDKS (e.g. TEST_JDKS="11 21", or
-# TEST_JDKS=none for the system's alone).
-echo "test: JDKs from Debian's archive: ${TEST_JDKS:-8 11 21 26 27}"
+# those of TEST_JDKS, e.g. TEST_JDKS="8 11 21 26 27" for every supported JDK;
+# none by default (all seven would take CI past its hour today).
+echo "test: JDKs from Debian's archive: ${TEST_JDKS:-none}"
 bash scripts/jdks.sh
 bash scripts/build.sh
 
