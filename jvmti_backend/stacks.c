@@ -94,8 +94,13 @@ static jint line_of(jmethodID method, jlocation location)
     return line;
 }
 
-/* A thread in a method hook (methodhooks.c) has that native on top: one
- * frame more is asked for, and the layer's frames are left out. */
+/* The layer's own frames: a method hook's native, and a renamed native
+ * below its wrapper. */
+static bool layer_frame(const jvmtiFrameInfo *f)
+{
+    return hooksclass_is_method(f->method) || (f->location == -1 && nativewrap_is_renamed(f->method));
+}
+
 /* ---- the constructors of an object being announced ---------------------------- */
 
 /* While the calling thread announces an object from java.lang.Object's
@@ -160,8 +165,7 @@ static jint constructor_frames(const jvmtiFrameInfo *buf, jint count)
     jclass below = NULL;
     jint n = 0;
     for (jint i = 0; i < count && object_class != NULL; i++) {
-        if (hooksclass_is_method(buf[i].method) ||
-            (buf[i].location == -1 && nativewrap_is_renamed(buf[i].method))) {
+        if (layer_frame(&buf[i])) {
             continue;
         }
         if (!ctor_of_object(env, buf[i].method, object_class, &below)) {
@@ -178,6 +182,8 @@ static jint constructor_frames(const jvmtiFrameInfo *buf, jint count)
     return n;
 }
 
+/* A thread in a method hook (methodhooks.c) has that native on top: one
+ * frame more is asked for, and the layer's frames are left out. */
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
     jvmtiFrameInfo local[STACK_FRAMES + CTOR_FRAMES + 1];
@@ -194,9 +200,8 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
             drop = constructor_frames(buf, count);
         }
         for (jint i = 0; i < count && n < depth; i++) {
-            if (hooksclass_is_method(buf[i].method) ||
-                (buf[i].location == -1 && nativewrap_is_renamed(buf[i].method))) {
-                continue; /* the layer's own frames, and a renamed native below its wrapper */
+            if (layer_frame(&buf[i])) {
+                continue;
             }
             if (drop > 0) {
                 drop--;
