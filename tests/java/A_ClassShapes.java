@@ -1,11 +1,10 @@
-// needs Java 16: static methods in an inner class, and Class.descriptorString (12)
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,9 +33,10 @@ public class A_ClassShapes {
         static String src() { return new Throwable().getStackTrace()[0].getFileName(); }
     }
 
+    /* No src(): an inner class may have static methods from Java 16 on
+     * only, and the test programs run on Java 8 too (describe). */
     class Inner {
         String text = "inner";
-        static String src() { return new Throwable().getStackTrace()[0].getFileName(); }
     }
 
     static String src() { return new Throwable().getStackTrace()[0].getFileName(); }
@@ -50,16 +50,32 @@ public class A_ClassShapes {
         List<String> lines = new ArrayList<>();
         for (Class<?> c : SHAPES)
             describe(c, lines);
-        Files.write(Path.of(args[0]), lines);
+        Files.write(Paths.get(args[0]), lines);
     }
 
     static String descriptor(Class<?> ret, Class<?>[] params) {
         return MethodType.methodType(ret, params).toMethodDescriptorString();
     }
 
+    /* A field type's descriptor: "()T" less its "()" (Class.descriptorString
+     * is Java 12's). */
+    static String descriptor(Class<?> type) {
+        return descriptor(type, new Class<?>[0]).substring(2);
+    }
+
+    /* The source file a class's own code reports, or, for a class without a
+     * src() of its own, its enclosing class's. */
+    static Object sourceOf(Class<?> c) throws Exception {
+        try {
+            return c.getDeclaredMethod("src").invoke(null);
+        } catch (NoSuchMethodException e) {
+            return sourceOf(c.getEnclosingClass());
+        }
+    }
+
     static void describe(Class<?> c, List<String> out) throws Exception {
         String n = c.getName();
-        out.add(n + " SOURCE " + c.getDeclaredMethod("src").invoke(null));
+        out.add(n + " SOURCE " + sourceOf(c));
         out.add(n + " INTERFACES " + c.getInterfaces().length);
         for (Constructor<?> k : c.getDeclaredConstructors())
             out.add(n + " METHOD <init> " + descriptor(void.class, k.getParameterTypes()));
@@ -67,7 +83,7 @@ public class A_ClassShapes {
             out.add(n + " METHOD " + m.getName() + " " + descriptor(m.getReturnType(), m.getParameterTypes()));
         for (Field f : c.getDeclaredFields())
             out.add(n + (Modifier.isStatic(f.getModifiers()) ? " STATIC " : " INSTANCE ")
-                    + f.getName() + " " + f.getType().descriptorString());
+                    + f.getName() + " " + descriptor(f.getType()));
     }
 }
 
