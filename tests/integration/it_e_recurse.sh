@@ -24,7 +24,7 @@ if ! has_class E_Recurse; then
 else
 e_sigquit recurse-arrays e_recurse "watch=$shared" '^heap dump for DATA_DUMP_REQUEST done' E_Recurse "$shared"
 e_verdict recurse-arrays e_recurse 1000 '^heap dump for DATA_DUMP_REQUEST done' \
-  '^array: E_RcMarker\[\]' '^array: E_RcDeep\[\]' '^array: E_RcShape\[\]' '^array: E_RcHidden[./]0x[0-9a-f]*\[\]' \
+  '^array: E_RcMarker\[\]' '^array: E_RcDeep\[\]' '^array: E_RcShape\[\]' '^array: E_RcHidden[./][0-9a-fx]*\[\]' \
   "^array: $shared\\[\\]"
 grep -q '^E_Recurse done 1' "$WORK/recurse-arrays.out" 2>/dev/null ||
   E_PROBLEMS+=("recurse-arrays: E_Recurse did not end normally")

@@ -1,6 +1,3 @@
-// needs Java 15: a hidden class (Lookup.defineHiddenClass)
-import java.io.InputStream;
-import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Array;
 
 /**
@@ -14,7 +11,8 @@ import java.lang.reflect.Array;
  *  - E_DsArrayFirst: loaded, an array of it made before it was ever linked
  *    (the layer links it then, so that the array can name it);
  *  - E_DsLinkedOnly: linked, not initialized (getDeclaredFields links);
- *  - a hidden class, defined from E_DsHiddenSrc's bytes, and an instance;
+ *  - a hidden class (VM-anonymous before Java 15: E_Hidden), defined from
+ *    E_DsHiddenSrc's bytes, and an instance;
  *  - E_DsStatics: static and instance fields of every type, long, double
  *    and arrays among them, a superclass with fields of its own, and
  *    interfaces with constants (E_DsConsts, E_DsMore);
@@ -36,18 +34,14 @@ public class E_DumpShapes {
     static volatile Object sink;
 
     public static void main(String[] args) throws Throwable {
-        java.nio.file.Path done = args.length > 0 ? java.nio.file.Path.of(args[0]) : null;
+        java.nio.file.Path done = args.length > 0 ? java.nio.file.Paths.get(args[0]) : null;
         ClassLoader app = E_DumpShapes.class.getClassLoader();
         notLinked = Class.forName("E_DsNotLinked", false, app);
         arrayFirstArray = Array.newInstance(Class.forName("E_DsArrayFirst", false, app), 2);
         linkedOnly = Class.forName("E_DsLinkedOnly", false, app);
         linkedOnly.getDeclaredFields();
         linkedOnlyArray = Array.newInstance(linkedOnly, 3);
-        byte[] bytes;
-        try (InputStream in = app.getResourceAsStream("E_DsHiddenSrc.class")) {
-            bytes = in.readAllBytes();
-        }
-        hidden = MethodHandles.lookup().defineHiddenClass(bytes, true).lookupClass();
+        hidden = E_Hidden.define(E_DumpShapes.class, "E_DsHiddenSrc", true);
         hiddenObj = hidden.getDeclaredConstructor().newInstance();
         hiddenArray = Array.newInstance(hidden, 2);
         Array.set(hiddenArray, 0, hiddenObj);
@@ -76,7 +70,7 @@ public class E_DumpShapes {
 
     static boolean agentDone(java.nio.file.Path file) throws java.io.IOException {
         return file != null && java.nio.file.Files.exists(file)
-                && java.nio.file.Files.readString(file).contains("\ndumps for the timer done");
+                && new String(java.nio.file.Files.readAllBytes(file), "UTF-8").contains("\ndumps for the timer done");
     }
 
     static void blocked(Object lock, Object marker) {

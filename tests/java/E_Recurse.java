@@ -1,9 +1,7 @@
-// needs Java 15: a hidden class (Lookup.defineHiddenClass)
-import java.io.InputStream;
-import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Array;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 
 /**
  * Workload of e_recurse (tests/agents/e_recurse.c): arrays of references
@@ -13,7 +11,7 @@ import java.nio.file.Path;
  *  - E_RcMarker[] (new), before any E_RcMarker exists;
  *  - E_RcDeep[][] (new), whose element class is E_RcDeep[];
  *  - E_RcShape[] (new), an interface's;
- *  - an array of a hidden class (Lookup.defineHiddenClass);
+ *  - an array of a hidden class (VM-anonymous before Java 15: E_Hidden);
  *  - an array of a JDK class loaded from the CDS archive, not linked
  *    (Class.forName with initialize=false; the class name is args[0]).
  * They are kept in statics, so that a heap dump taken later has them.
@@ -29,18 +27,14 @@ public class E_Recurse {
         keepMarkers = new E_RcMarker[4];
         keepDeep = new E_RcDeep[2][3];
         keepShapes = new E_RcShape[5];
-        byte[] bytes;
-        try (InputStream in = E_Recurse.class.getResourceAsStream("/E_RcHidden.class")) {
-            bytes = in.readAllBytes();
-        }
-        Class<?> hidden = MethodHandles.lookup().defineHiddenClass(bytes, false).lookupClass();
+        Class<?> hidden = E_Hidden.define(E_Recurse.class, "E_RcHidden", false);
         keepHidden = Array.newInstance(hidden, 3);
         keepShared = Array.newInstance(Class.forName(args[0], false, null), 2);
         System.out.println("E_Recurse arrays made");
         if (args.length > 1) {
             System.out.println("E_Recurse ready");
             System.out.flush();
-            Path go = Path.of(args[1]);
+            Path go = Paths.get(args[1]);
             for (int i = 0; i < 600 && !Files.exists(go); i++)
                 Thread.sleep(100);
         }
