@@ -178,14 +178,20 @@ fi
 
 # ---- the run -------------------------------------------------------------------
 jvm_opts=("-agentpath:$layer=$agent_spec")
-if [ -z "$jfr_missing" ] && [ -n "$jdk8" ]; then
-  # JDK 8's JFR takes no setting on its command line, only a .jfc file: its
-  # default one with sampling raised, allocations recorded at each TLAB
-  # (it has no allocation sample event) and the statistics at the end.
+# The JDK's major version, from its release file (JDK 8's says "1.8.0_...").
+major=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$jdk/release" 2>/dev/null || true)
+[ -n "$jdk8" ] && major=8
+if [ -z "$jfr_missing" ] && [ -n "$major" ] && [ "$major" -lt 17 ]; then
+  # Before JDK 17, JFR takes no setting on its command line, only a .jfc
+  # file: the JDK's default one with sampling raised, allocations recorded at
+  # each TLAB (no allocation sample event before JDK 16) and the statistics
+  # at the end.
   if [ -z "$jfc" ]; then
-    jfc=$out/jdk8.jfc
-    python3 "$ROOT/scripts/compare_jfc8.py" "$jdk/jre/lib/jfr/default.jfc" "$cpu_interval" >"$jfc" ||
-      die "could not write JFR's settings for JDK 8 into $jfc"
+    jfc=$out/jdk$major.jfc
+    default_jfc=$jdk/lib/jfr/default.jfc
+    [ -n "$jdk8" ] && default_jfc=$jdk/jre/lib/jfr/default.jfc
+    python3 "$ROOT/scripts/compare_jfc.py" "$default_jfc" "$cpu_interval" >"$jfc" ||
+      die "could not write JFR's settings for JDK $major into $jfc"
   fi
   jvm_opts+=("-XX:StartFlightRecording=filename=$out/recording.jfr,dumponexit=true,settings=$jfc")
 elif [ -z "$jfr_missing" ]; then

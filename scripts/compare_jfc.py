@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""compare_jfc8.py DEFAULT_JFC INTERVAL_MS: JDK 8's default JFR settings, as
-scripts/compare.sh records with them, on standard output.
+"""compare_jfc.py DEFAULT_JFC INTERVAL_MS: the default JFR settings of JDK 8 to
+16, as scripts/compare.sh records with them, on standard output.
 
-JDK 8's JFR takes its settings from a .jfc file alone (later JDKs take them
-on the command line too).  From the JDK's default.jfc: execution samples
+Before JDK 17, JFR takes its settings from a .jfc file alone (JDK 17 takes
+them on the command line too).  From the JDK's default.jfc: execution samples
 every INTERVAL_MS, as often as the agent samples; an event for each new TLAB
-and each allocation outside one, the only allocation events JDK 8 has; class
-loading and thread statistics once, at the end of the recording."""
+and each allocation outside one, the only allocation events before JDK 16;
+class loading and thread statistics once, at the end of the recording."""
 import sys
 import xml.etree.ElementTree as ET
 
@@ -21,7 +21,7 @@ CHANGES = {
 
 def main():
     if len(sys.argv) != 3 or not sys.argv[2].isdigit():
-        sys.exit("usage: compare_jfc8.py DEFAULT_JFC INTERVAL_MS")
+        sys.exit("usage: compare_jfc.py DEFAULT_JFC INTERVAL_MS")
     tree = ET.parse(sys.argv[1])
     seen = set()
     for event in tree.getroot().iter("event"):
@@ -37,7 +37,7 @@ def main():
             setting.attrib.pop("control", None)  # no control may set it back
     missing = sorted(set(CHANGES) - seen)
     if missing:
-        sys.exit("compare_jfc8.py: %s has no %s" % (sys.argv[1], ", ".join(missing)))
+        sys.exit("compare_jfc.py: %s has no %s" % (sys.argv[1], ", ".join(missing)))
     sys.stdout.write(ET.tostring(tree.getroot(), encoding="unicode") + "\n")
     return 0
 

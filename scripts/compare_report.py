@@ -27,7 +27,7 @@ JVMPI_COLOR = "#1f6fb2"
 OTHER_COLOR = "#e07b00"
 
 # JDK 8 has no allocation sample event: its recordings have an event for
-# each new TLAB and each allocation outside one (compare_jfc8.py).
+# each new TLAB and each allocation outside one (compare_jfc.py).
 JFR_EVENTS = ("jdk.ObjectAllocationSample,jdk.ExecutionSample,jdk.GarbageCollection,"
               "jdk.ClassLoadingStatistics,jdk.JavaThreadStatistics,"
               "jdk.ObjectAllocationInNewTLAB,jdk.ObjectAllocationOutsideTLAB")
