@@ -363,13 +363,14 @@ void seam_halt(jint code)
  * TI major version major.  On JDK 11, after an allocation too large for a
  * thread's TLAB the VM samples nothing more in that TLAB until the thread
  * takes its next one; JDK 17 samples them all.  JDK 12 to 16 are not
- * checked: they take the hooks, which are complete on any JDK. */
+ * checked: they take the hooks beside the sampler, as JDK 11 does. */
 static bool sampler_complete(jint major) { return major >= 17; }
 
 void seam_alloc_hooks(bool forced)
 {
     if (forced) {
         bk.sampled_alloc = false;
+        bk.alloc_hooks = true;
     }
 }
 
@@ -396,9 +397,13 @@ static bool create_envs(JavaVM *vm)
     caps.can_generate_object_free_events = 1;
     caps.can_generate_garbage_collection_events = 1;
     /* Where sampling at interval 0 is missing (JVM TI before 11) or misses
-     * allocations (JDK 11: see sampler_complete), the VM's own allocations
-     * come from VMObjectAlloc, JNI's from the JNI function table and the
-     * program's from the rewriter's allocation hooks.  VMObjectAlloc is
+     * allocations (JDK 11: see sampler_complete), the program's allocations
+     * come from the rewriter's allocation hooks, JNI's from the JNI function
+     * table and the VM's own from VMObjectAlloc.  That event leaves out
+     * much the VM makes itself (the String of each string constant a class
+     * resolves, JDK 11's ResolvedMethodName), so where the sampler exists it
+     * stays on beside the hooks, which catch what it misses: an object
+     * reported by both is reported once, by its tag.  VMObjectAlloc is
      * taken on every JDK, for allocs=hooks (seam_alloc_hooks). */
     jint version = 0;
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetVersionNumber, &version))) {
@@ -408,7 +413,8 @@ static bool create_envs(JavaVM *vm)
     bk.live_frames = major >= 9;
     bk.silent_death = major >= 26;
     bk.block_fields = major < 15;
-    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events && sampler_complete(major);
+    bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
+    bk.alloc_hooks = !bk.sampled_alloc || !sampler_complete(major);
     bk.early_vmstart = offered.can_generate_early_vmstart;
     caps.can_generate_sampled_object_alloc_events = bk.sampled_alloc;
     caps.can_generate_vm_object_alloc_events = 1;

@@ -24,10 +24,11 @@ typedef struct {
     /* which costly OnLoad-only capabilities were taken (agent.c) */
     bool caps_methods, caps_steps, caps_receiver, caps_monitors;
     /* What the VM offers beyond JVM TI 1.2 (JDK 8 has none of it):
-     * SampledObjectAlloc (JVM TI 11), else OBJECT_ALLOC comes from
-     * VMObjectAlloc and the rewriter's allocation hooks; the early start
-     * phase (JVM TI 9). */
-    bool sampled_alloc, early_vmstart;
+     * SampledObjectAlloc (JVM TI 11); the early start phase (JVM TI 9).
+     * Where the sampler is missing or incomplete (before JDK 17),
+     * OBJECT_ALLOC comes from the rewriter's allocation hooks and
+     * VMObjectAlloc too (alloc_hooks). */
+    bool sampled_alloc, alloc_hooks, early_vmstart;
     /* JDK 9 on: java.lang.LiveStackFrame reads a constructor's receiver
      * from its frame (methodhooks.c); else local variable access does. */
     bool live_frames;

@@ -129,9 +129,14 @@ void bk_heap_vm_init(JNIEnv *env, jthread thread)
 
 bool bk_heap_alloc_switch(bool on)
 {
-    if (!bk.sampled_alloc) {
+    if (bk.alloc_hooks) {
         atomic_store(&constructed_on, on);
-        return bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on) && bk_methodhooks_allocs(on);
+        if (!bk_set_event(bk.jvmti, JVMTI_EVENT_VM_OBJECT_ALLOC, on) || !bk_methodhooks_allocs(on)) {
+            return false;
+        }
+    }
+    if (!bk.sampled_alloc) {
+        return true;
     }
     if (!bk_set_event(bk.jvmti, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, on)) {
         return false;

@@ -169,7 +169,7 @@ bool bk_jni_refs_vm_init(void)
         reporting_table.DeleteGlobalRef = delete_global_ref;
         reporting_table.NewWeakGlobalRef = new_weak_global_ref;
         reporting_table.DeleteWeakGlobalRef = delete_weak_global_ref;
-        if (!bk.sampled_alloc) {
+        if (bk.alloc_hooks) {
             report_jni_allocs(&reporting_table);
         }
         ok = JVMTI_OK(JVMTI_CALL(bk.jvmti, SetJNIFunctionTable, &reporting_table));
