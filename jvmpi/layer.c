@@ -440,6 +440,17 @@ void layer_class_defined(seam_class_info *info)
     }
 }
 
+void layer_class_sized(jobjectID id, jlong object_size)
+{
+    class_rec *c = classes_acquire(id);
+    if (c != NULL) {
+        ids_count_class_object(c->info->object_size, true);
+        c->info->object_size = object_size;
+        ids_count_class_object(object_size, false);
+        classes_release(c);
+    }
+}
+
 void layer_class_announce(JNIEnv *env, jobjectID id)
 {
     if (!layer_is_live()) {

@@ -520,6 +520,9 @@ bool layer_vthreads_as_carriers(void);
 void layer_class_defined(seam_class_info *info);
 /* Then, with no lock held: sends its CLASS_LOAD if that is due. */
 void layer_class_announce(JNIEnv *env, jobjectID id);
+/* At VM init, before any CLASS_LOAD: the size of a class's Class object,
+ * which the backend could not measure when the class got its ID. */
+void layer_class_sized(jobjectID id, jlong object_size);
 /* From ObjectFree: no JNI, no blocking; the JVMPI side queues it. */
 void layer_class_freed(jobjectID class_id);
 

@@ -413,6 +413,7 @@ static bool create_envs(JavaVM *vm)
     bk.live_frames = major >= 9;
     bk.silent_death = major >= 26;
     bk.block_fields = major < 15;
+    bk.klass_sized_mirrors = major < 9;
     bk.sampled_alloc = offered.can_generate_sampled_object_alloc_events;
     bk.alloc_hooks = !bk.sampled_alloc || !sampler_complete(major);
     bk.early_vmstart = offered.can_generate_early_vmstart;

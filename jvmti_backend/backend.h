@@ -29,6 +29,13 @@ typedef struct {
      * OBJECT_ALLOC comes from the rewriter's allocation hooks and
      * VMObjectAlloc too (alloc_hooks). */
     bool sampled_alloc, alloc_hooks, early_vmstart;
+    /* JDK 8's GetObjectSize gives a Class object the size of its class's VM
+     * metadata: the object's own size is worked out instead (classinfo.c)
+     * from a primitive type's Class object (mirror_base bytes, measured at
+     * VM init, 0 before) and the size of a reference (mirror_ref); both
+     * set under classinfo.c's lock. */
+    bool klass_sized_mirrors;
+    jlong mirror_base, mirror_ref;
     /* JDK 9 on: java.lang.LiveStackFrame reads a constructor's receiver
      * from its frame (methodhooks.c); else local variable access does. */
     bool live_frames;
@@ -136,6 +143,10 @@ static inline void bk_callback_exit(void)
 jobjectID bk_class_id(JNIEnv *env, jclass klass);
 /* From VM init on: element classes may be linked (see classinfo.c). */
 void bk_classinfo_vm_init(JNIEnv *env);
+/* JDK 8 (bk.klass_sized_mirrors): a Class object's size with no statics,
+ * and a reference's, measured at VM init; the classes defined before are
+ * sized now. */
+void bk_classinfo_mirrors_measured(jlong base, jlong ref);
 /* Whether obj is a java.lang.Class, safe in any event (see classinfo.c). */
 bool bk_is_class_object(JNIEnv *env, jobject obj);
 /* Links the innermost element class of array_class if it is loaded but not

@@ -148,6 +148,105 @@ static bool fill_fields(jclass klass, seam_class_info *info)
     return true;
 }
 
+/* A Class object's bytes where JVM TI gives its class's metadata's
+ * (bk.klass_sized_mirrors): the fields every Class object has, then the
+ * class's statics as JDK 8 lays them out, references first, then longs and
+ * doubles (8-aligned), ints and floats, shorts and chars, bytes and
+ * booleans, in whole words. */
+typedef struct {
+    jlong tag;
+    int32_t refs, wide, word, half, byte;
+} statics_shape;
+
+static statics_shape shape_of(const seam_class_info *info)
+{
+    statics_shape s = { 0, 0, 0, 0, 0, 0 };
+    for (jint i = 0; i < info->num_statics; i++) {
+        const char *sig = info->statics[i].field_signature;
+        switch (sig != NULL ? sig[0] : 'L') {
+        case 'J':
+        case 'D': s.wide++; break;
+        case 'I':
+        case 'F': s.word++; break;
+        case 'S':
+        case 'C': s.half++; break;
+        case 'B':
+        case 'Z': s.byte++; break;
+        default: s.refs++; break;
+        }
+    }
+    return s;
+}
+
+static jlong mirror_size(const statics_shape *s)
+{
+    jlong end = bk.mirror_base + s->refs * bk.mirror_ref;
+    if (s->wide > 0) {
+        end = (end + 7) / 8 * 8;
+    }
+    end += 8 * (jlong)s->wide + 4 * (jlong)s->word + 2 * (jlong)s->half + s->byte;
+    return bk.mirror_base + (end - bk.mirror_base + 7) / 8 * 8;
+}
+
+/* Classes that got their IDs before VM init measured a Class object: their
+ * sizes are set then (bk_classinfo_mirrors_measured).  Under class_lock,
+ * as are bk.mirror_base and bk.mirror_ref once set. */
+static statics_shape *unsized;
+static int n_unsized, cap_unsized;
+
+static void size_mirror(seam_class_info *info)
+{
+    if (bk.mirror_base != 0) {
+        statics_shape s = shape_of(info);
+        info->object_size = mirror_size(&s);
+    }
+}
+
+/* Under class_lock, once the class has its tag. */
+static void note_unsized(jlong tag, const seam_class_info *info)
+{
+    if (bk.mirror_base != 0) {
+        return;
+    }
+    if (n_unsized == cap_unsized) {
+        int cap = cap_unsized ? 2 * cap_unsized : 512;
+        statics_shape *grown = realloc(unsized, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            return;
+        }
+        unsized = grown;
+        cap_unsized = cap;
+    }
+    statics_shape s = shape_of(info);
+    s.tag = tag;
+    unsized[n_unsized++] = s;
+}
+
+void bk_classinfo_mirrors_measured(jlong base, jlong ref)
+{
+    if (base <= 0 || ref <= 0) {
+        LOG_WARN("a Class object could not be measured: OBJECT_ALLOC gives Class objects the size of their "
+                 "class's VM data");
+        return;
+    }
+    statics_shape *list;
+    int n;
+    {
+        pthread_mutex_lock(&class_lock);
+        bk.mirror_base = base;
+        bk.mirror_ref = ref;
+        list = unsized;
+        n = n_unsized;
+        unsized = NULL;
+        n_unsized = cap_unsized = 0;
+        pthread_mutex_unlock(&class_lock);
+    }
+    for (int i = 0; i < n; i++) {
+        layer_class_sized(seam_id_from_tag(list[i].tag), mirror_size(&list[i]));
+    }
+    free(list);
+}
+
 /* JVMPI type of an array class's elements, from its signature "[I", "[[J", "[Lx;". */
 static jint array_type(const char *sig)
 {
@@ -176,6 +275,9 @@ static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
     JVMTI_CALL(bk.jvmti, GetObjectSize, klass, &info->object_size);
     if (status & JVMTI_CLASS_STATUS_ARRAY) {
         /* Arrays: no source, methods or fields, as in JDK 5.0. */
+        if (bk.klass_sized_mirrors) {
+            size_mirror(info); /* no statics */
+        }
         info->array_type = array_type(sig);
         bk_deallocate(sig);
         return info;
@@ -197,6 +299,9 @@ static seam_class_info *class_info(JNIEnv *env, jclass klass, jint status)
     if (!fill_methods(klass, info) || !fill_fields(klass, info)) {
         seam_class_info_free(info);
         return NULL;
+    }
+    if (bk.klass_sized_mirrors) {
+        size_mirror(info);
     }
     return info;
 }
@@ -413,6 +518,9 @@ static jobjectID define_class(JNIEnv *env, jclass klass, id_list *defined)
         return NULL;
     }
     vtguard_note_class(env, klass, info->name, tag);
+    if (bk.klass_sized_mirrors) {
+        note_unsized(tag, info);
+    }
     layer_class_defined(info);
     id_list_add(defined, seam_id_from_tag(tag), placeholder);
     return seam_id_from_tag(tag);

@@ -45,6 +45,22 @@ bool bk_heap_onload(void)
  * still has them, and jobject2jobjectID finds them. */
 static void tag_primitive_classes(JNIEnv *env)
 {
+    jlong mirror_base = 0, mirror_ref = 0;
+    if (bk.klass_sized_mirrors) {
+        /* A reference's size: 4 bytes with compressed references, else 8. */
+        jclass object = (*env)->FindClass(env, "java/lang/Object");
+        jobjectArray none = object != NULL ? (*env)->NewObjectArray(env, 0, object, NULL) : NULL;
+        jobjectArray four = object != NULL ? (*env)->NewObjectArray(env, 4, object, NULL) : NULL;
+        jlong size_none = 0, size_four = 0;
+        if (none != NULL && four != NULL && JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, none, &size_none)) &&
+            JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectSize, four, &size_four))) {
+            mirror_ref = (size_four - size_none) / 4;
+        }
+        (*env)->ExceptionClear(env);
+        (*env)->DeleteLocalRef(env, none);
+        (*env)->DeleteLocalRef(env, four);
+        (*env)->DeleteLocalRef(env, object);
+    }
     static const char *const boxes[] = {"java/lang/Boolean", "java/lang/Byte",  "java/lang/Character",
                                         "java/lang/Short",   "java/lang/Integer", "java/lang/Long",
                                         "java/lang/Float",   "java/lang/Double",  "java/lang/Void"};
@@ -54,6 +70,10 @@ static void tag_primitive_classes(JNIEnv *env)
         jobject prim = type != NULL ? (*env)->GetStaticObjectField(env, box, type) : NULL;
         (*env)->ExceptionClear(env);
         if (prim != NULL) {
+            if (bk.klass_sized_mirrors && mirror_base == 0) {
+                /* A primitive type's Class object is measured as an object. */
+                JVMTI_CALL(bk.jvmti, GetObjectSize, prim, &mirror_base);
+            }
             bk_object_tag(env, prim);
             (*env)->DeleteLocalRef(env, prim);
         } else {
@@ -62,6 +82,9 @@ static void tag_primitive_classes(JNIEnv *env)
         if (box != NULL) {
             (*env)->DeleteLocalRef(env, box);
         }
+    }
+    if (bk.klass_sized_mirrors) {
+        bk_classinfo_mirrors_measured(mirror_base, mirror_ref);
     }
 }
 
