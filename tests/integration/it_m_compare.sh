@@ -8,8 +8,9 @@
 # says which side is missing and why, and still shows the rest.  A command
 # that is no JDK launcher is refused before anything is made.
 . "$(dirname "$0")/lib.sh"
-not_on_jdk8 "compare.sh runs there (m_browser, m_cpushares), but the layer's live objects differ from the histogram: java.lang.Class counted at 849 KB for 1447 against 170 KB, some 1100 Strings and char[] missing (not yet looked into)"
 command -v python3 >/dev/null || skip "python3 is needed for the report"
+# JDK 8 has no jfr tool: compare.sh reads its recordings with JDK 17's.
+[ "$JDK_MAJOR" -ge 9 ] || export JFR_TOOL=$TOOLS_JAVA_HOME/bin/jfr
 
 COMPARE=$SOURCE_DIR/scripts/compare.sh
 ROWS="python3 $SOURCE_DIR/tests/integration/compare_rows.py"
@@ -82,14 +83,21 @@ fill_bytes=$(figure known 'Allocation by site' 'M_Known.fill' l1)
 # within a sample or two of the truth, about 1% here.  15% is allowed for a
 # loaded machine, where fewer and heavier samples make the error grow as
 # 1/sqrt(samples); below 50 samples the bound would not hold, and that fails.
+# JDK 8's JFR has no allocation samples: it records new TLABs and
+# allocations outside them, and only part of them (275 events for some 400
+# TLABs the Blobs filled, 256 of fill's 500 arrays, in one run): there its
+# estimates are only held not to exceed the truth by more than 15%.
+jfr_close() { # ESTIMATE TRUTH
+  if [ "$JDK_MAJOR" -ge 9 ]; then within "$1" "$2" 15; else [ "$1" -gt 0 ] && [ "$1" -le $(($2 * 115 / 100)) ]; fi
+}
 blob_samples=$(figure known 'Allocation by class' 'M_Known$Blob' r2)
 [ "$blob_samples" -ge 50 ] || fail "JFR took only $blob_samples samples of Blobs"
 jfr_blob=$(figure known 'Allocation by class' 'M_Known$Blob' r1)
-within "$jfr_blob" $((200000 * blob)) 15 || fail "JFR's estimate of Blob bytes $jfr_blob is not within 15% of $((200000 * blob))"
+jfr_close "$jfr_blob" $((200000 * blob)) || fail "JFR's estimate of Blob bytes $jfr_blob is not within 15% of $((200000 * blob))"
 jfr_fill=$(figure known 'Allocation by site' 'M_Known.fill' r1)
-within "$jfr_fill" "$fill_bytes" 15 || fail "JFR's estimate of fill's bytes $jfr_fill is not within 15% of $fill_bytes"
+jfr_close "$jfr_fill" "$fill_bytes" || fail "JFR's estimate of fill's bytes $jfr_fill is not within 15% of $fill_bytes"
 jfr_make=$(figure known 'Allocation by site' 'M_Known.makeBlob' r1)
-within "$jfr_make" $((200000 * blob)) 15 || fail "JFR's estimate of makeBlob's bytes $jfr_make is not within 15%"
+jfr_close "$jfr_make" $((200000 * blob)) || fail "JFR's estimate of makeBlob's bytes $jfr_make is not within 15%"
 
 # Hot: M_Known.spin first on both sides.  Both sample every 10 ms, so its
 # SPIN_MS ms of CPU are SPIN_MS/10 samples at most.  The work-alike's sampler
@@ -114,6 +122,9 @@ read -r gc_l gc_r <<<"$($ROWS count "$R" collections)"
 gc_note=$($ROWS note "$R" collections)
 served=$(echo "$gc_note" | sed -n 's/.*standing for \([0-9]*\) VM collections.*/\1/p')
 served=${served:-$gc_l}
+# JDK 8's default collector runs a young collection before each full one:
+# JFR counts the two, where JVM TI reports one collection.
+[ "$JDK_MAJOR" -ge 9 ] || gc_r=$((gc_r / 2))
 [ "$gc_r" -ge 3 ] && [ "$served" -ge "$gc_r" ] && [ "$served" -le $((gc_r + 1)) ] && [ "$gc_l" -le "$served" ] && [ "$gc_l" -ge 2 ] ||
   fail "collections: JVMPI $gc_l windows ($gc_note), JFR $gc_r: expected JFR 3 or more, the windows serving JFR's collections and at most one more"
 # Threads: the run with 3 workers started exactly 3 more, on both sides.
@@ -126,7 +137,16 @@ expect_file_has "$WORK/known.log" '^truth unloadable M_Known\$Gone 1$'
 read -r un_l un_r <<<"$($ROWS count "$R" 'classes unloaded')"
 [ "$un_l" -ge 1 ] && [ "$un_r" -ge 1 ] || fail "classes unloaded: JVMPI $un_l, JFR $un_r, expected 1 or more each"
 read -r cl_l cl_r <<<"$($ROWS count "$R" 'classes loaded')"
-[ "$cl_l" -ge 500 ] && within "$cl_l" "$cl_r" 15 || fail "classes loaded: JVMPI $cl_l, JFR $cl_r"
+# Before JDK 17 the layer puts its allocation hooks into the classes loaded
+# before VM init by retransforming them, and JFR (like -Xlog:class+load)
+# counts each retransformed class as loaded again: some 360 more of 1,400.
+if [ "$JDK_MAJOR" -ge 17 ]; then
+  within "$cl_l" "$cl_r" 15 || fail "classes loaded: JVMPI $cl_l, JFR $cl_r"
+else
+  [ "$cl_r" -ge "$cl_l" ] && [ "$cl_r" -le $((cl_l * 14 / 10)) ] ||
+    fail "classes loaded: JVMPI $cl_l, JFR $cl_r, expected JFR's count to be JVMPI's plus the classes retransformed at VM init"
+fi
+[ "$cl_l" -ge 500 ] || fail "classes loaded: JVMPI $cl_l, expected 500 or more"
 
 # The page stands alone: no script, nothing fetched.
 expect_file_lacks "$WORK/known/report.html" '<script'
