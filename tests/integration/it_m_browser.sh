@@ -5,6 +5,9 @@
 # report; a screenshot shows bars of both colours; and a page of a run with
 # missing sides shows why each is missing.
 . "$(dirname "$0")/lib.sh"
+# What the page shows does not depend on the JDK; compare.sh's figures on
+# each JDK are m_compare's.
+full_run "the report's page in a browser" || exit 0
 # JDK 8 has no jfr tool: compare.sh reads its recordings with JDK 17's.
 [ "$JDK_MAJOR" -ge 9 ] || export JFR_TOOL=$TOOLS_JAVA_HOME/bin/jfr
 command -v python3 >/dev/null || skip "python3 is needed for the report"
