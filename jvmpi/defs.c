@@ -13,6 +13,7 @@
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 /* One lock for every defs_once: claims are rare (once per thread, class and
  * late object) and short, and waits for another sender are rarer still. */
@@ -269,7 +270,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
     if (wanting == 0) {
         return;
     }
-    events_define_caller(env);
+    whose_define_caller(env);
     late_obj *o = late_get(tag);
     if (o == NULL) {
         return;

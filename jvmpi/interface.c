@@ -21,6 +21,7 @@
 #include "rawmon.h"
 #include "seam.h"
 #include "threads.h"
+#include "whose.h"
 
 static _Atomic bool init_done;
 
@@ -255,7 +256,7 @@ static pthread_mutex_t suspend_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool is_caller(const thread_rec *t)
 {
     JNIEnv *env = seam_current_env();
-    return env != NULL && (t->info.env == env || t->info.env == threads_event_env(env));
+    return env != NULL && (t->info.env == env || t->info.env == whose_known_env(env));
 }
 
 /* As JDK 5.0: the caller itself is never suspended (HPROF suspends every

@@ -27,6 +27,7 @@
 #include "reset.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 static _Atomic int phase = LAYER_ONLOAD;
 
@@ -92,7 +93,7 @@ bool layer_methods_by_jvmti(void) { return methods_jvmti; }
  * a layer-made handle for a thread the VM started before the start phase,
  * the virtual thread a carrier runs (MONITOR_DUMP and GetThreadStatus
  * name them so). */
-static JNIEnv *raw_monitor_env(void) { return threads_event_env(seam_current_env()); }
+static JNIEnv *raw_monitor_env(void) { return whose_known_env(seam_current_env()); }
 
 /* The layer's own options, read at the first -agentpath:libjvmpi.so. */
 static jint read_layer_options(void)
@@ -378,7 +379,7 @@ void layer_thread_ended(JNIEnv *env)
     LOG_DEBUG("thread ended: env=%p", (void *)env);
     /* A thread the agent knows by a layer-made handle ends under its real
      * JNIEnv *: look it up by the handle. */
-    JNIEnv *known = threads_event_env(env);
+    JNIEnv *known = whose_known_env(env);
     thread_rec *t = threads_acquire_by_env(known);
     if (t == NULL) {
         return;
@@ -575,13 +576,13 @@ void layer_delivery_main(JNIEnv *env)
         if (!stop) {
             gc_deliver_due(env);
         }
-        events_as as;
-        events_as_begin(&as, NULL);
+        whose_as as;
+        whose_as_begin(&as, NULL);
         if (!stop) {
             reset_deliver_due(env);
         }
         deliver_unloads(env, batch);
-        events_as_end(&as);
+        whose_as_end(&as);
         {
             pthread_mutex_lock(&freed_lock);
             delivery_busy = false;
