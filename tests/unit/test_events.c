@@ -15,6 +15,7 @@
 
 #include <check.h>
 
+#include "deliver_fixture.h"
 #include "events.h"
 #include "fake_backend.h"
 #include "layer.h"
@@ -462,38 +463,10 @@ END_TEST
 /* delivery                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int calls_a, calls_b;
-static JVMPI_Event last;
-
 static void deliver_setup(void)
 {
     setup();
-    calls_a = calls_b = 0;
-    memset(&last, 0, sizeof last);
-}
-
-static void notify_a(JVMPI_Event *ev)
-{
-    calls_a++;
-    last = *ev;
-}
-
-static void notify_b(JVMPI_Event *ev)
-{
-    calls_b++;
-    last = *ev;
-}
-
-static char env_token[2];
-#define ENV_A ((JNIEnv *)(void *)&env_token[0])
-#define ENV_B ((JNIEnv *)(void *)&env_token[1])
-
-static JVMPI_Event plain(jint type)
-{
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = type;
-    return ev;
+    deliver_counts_reset();
 }
 
 START_TEST(test_deliver_reads_notify_late)
@@ -527,15 +500,6 @@ START_TEST(test_deliver_reads_notify_late)
     ck_assert_int_eq(last.event_type, JVMPI_EVENT_JVM_INIT_DONE);
 }
 END_TEST
-
-/* Agent 0 gets every event through notify_a. */
-static JVMPI_Interface iface_a;
-static void agent_a_listens(void)
-{
-    memset(&iface_a, 0, sizeof iface_a);
-    iface_a.NotifyEvent = notify_a;
-    events_set_interface(0, &iface_a);
-}
 
 /* HotSpot posts ThreadEnd before the thread leaves its list of threads, so
  * a thread past its THREAD_END can still send an event, and the layer,

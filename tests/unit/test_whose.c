@@ -9,6 +9,7 @@
 
 #include <check.h>
 
+#include "deliver_fixture.h"
 #include "events.h"
 #include "fake_backend.h"
 #include "ids.h"
@@ -16,44 +17,12 @@
 #include "threads.h"
 #include "whose.h"
 
-static int calls_a;
-static JVMPI_Event last;
-
 static void setup(void)
 {
     layer_reset();
     fake_reset();
     events_reset();
-    calls_a = 0;
-    memset(&last, 0, sizeof last);
-}
-
-static void notify_a(JVMPI_Event *ev)
-{
-    calls_a++;
-    last = *ev;
-}
-
-static char env_token[3];
-#define ENV_A ((JNIEnv *)(void *)&env_token[0])
-#define ENV_B ((JNIEnv *)(void *)&env_token[1])
-#define ENV_C ((JNIEnv *)(void *)&env_token[2])
-
-static JVMPI_Event plain(jint type)
-{
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = type;
-    return ev;
-}
-
-/* Agent 0 gets every event through notify_a. */
-static JVMPI_Interface iface_a;
-static void agent_a_listens(void)
-{
-    memset(&iface_a, 0, sizeof iface_a);
-    iface_a.NotifyEvent = notify_a;
-    events_set_interface(0, &iface_a);
+    deliver_counts_reset();
 }
 
 static jobjectID new_id(void) { return seam_id_from_tag(ids_next_object(16, 0)); }
