@@ -9,7 +9,6 @@
 #include "agents.h"
 #include "classes.h"
 #include "defs.h"
-#include "dispatch.h"
 #include "events.h"
 #include "gc.h"
 #include "heapdump.h"
@@ -113,7 +112,7 @@ static jint request_class_load(jobjectID id)
         BAD_CALL("RequestEvent(CLASS_LOAD)", "%p is not a class ID", (void *)id);
         return JVMPI_FAIL;
     }
-    dispatch_class_load(seam_current_env(), c, true);
+    defs_class_load(seam_current_env(), c, true);
     classes_release(c);
     return JVMPI_SUCCESS;
 }
@@ -130,7 +129,7 @@ static jint request_thread_start(jobjectID id)
         }
         return JVMPI_FAIL;
     }
-    dispatch_thread(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
+    defs_thread_event(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
     threads_release(t);
     return JVMPI_SUCCESS;
 }
@@ -159,7 +158,7 @@ static jint request_object_alloc(jobjectID id)
         }
         return JVMPI_FAIL;
     }
-    dispatch_object_alloc(env, &info, true);
+    defs_object_alloc(env, &info, true);
     return JVMPI_SUCCESS;
 }
 

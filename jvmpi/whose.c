@@ -1,6 +1,5 @@
 #include "whose.h"
 
-#include "dispatch.h"
 #include "seam.h"
 
 TLS_FAST int whose_quiet_depth;
@@ -108,7 +107,7 @@ bool whose_decide(JNIEnv *env, jint event_type, whose *out)
 static void announce_self(JNIEnv *env, thread_rec *me)
 {
     defs_wait_for_replay();
-    dispatch_announce_thread(env, me);
+    defs_announce_thread(env, me);
 }
 
 JNIEnv *whose_self_first(JNIEnv *env, thread_rec *me, const JVMPI_Event *ev, JNIEnv *env_id, whose_as *as)
