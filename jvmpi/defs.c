@@ -1,11 +1,11 @@
 #include "defs.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
 
 #include "classes.h"
-#include "dispatch.h"
 #include "events.h"
 #include "gate.h"
 #include "ids.h"
@@ -13,6 +13,7 @@
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 /* One lock for every defs_once: claims are rare (once per thread, class and
  * late object) and short, and waits for another sender are rarer still. */
@@ -132,7 +133,7 @@ static bool define_class(JNIEnv *env, tls_caches *tc, jobjectID class_id)
     if (c == NULL) {
         return false;
     }
-    dispatch_announce_class(env, c);
+    defs_announce_class(env, c);
     bool all = defs_was_sent(&c->announced, atomic_load(&events_on[JVMPI_EVENT_CLASS_LOAD]));
     if (tc != NULL && all) {
         tc->announced[slot] = class_id;
@@ -269,7 +270,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
     if (wanting == 0) {
         return;
     }
-    events_define_caller(env);
+    whose_define_caller(env);
     late_obj *o = late_get(tag);
     if (o == NULL) {
         return;
@@ -290,7 +291,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
                 }
             }
             if (known) {
-                dispatch_object_alloc(env, &found, false);
+                defs_object_alloc(env, &found, false);
                 defs_sent(&o->once);
             } else {
                 LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
@@ -457,7 +458,7 @@ void defs_thread(JNIEnv *env, jobjectID thread_id)
     }
     thread_rec *t = threads_acquire_by_id(thread_id);
     if (t != NULL) {
-        dispatch_announce_thread(env, t);
+        defs_announce_thread(env, t);
         threads_release(t);
     }
 }
@@ -546,4 +547,94 @@ void defs_reset(void)
         free(o);
     }
     pthread_mutex_unlock(&lock);
+}
+
+/* ---- the defining events, built here: the announce stage sends them on
+ * to the delivery (events.c), never back through the event builders ---- */
+
+/* Zeroed first, as dispatch.c's events are: agents read union members
+ * other than the one that was set. */
+static const JVMPI_Event event_zero;
+
+static jint event_type_of(jint event_type, bool requested)
+{
+    return requested ? (event_type | JVMPI_REQUESTED_EVENT) : event_type;
+}
+
+void defs_class_load(JNIEnv *env, const class_rec *c, bool requested)
+{
+    const seam_class_info *i = c->info;
+    JVMPI_Event ev = event_zero;
+    ev.event_type = event_type_of(JVMPI_EVENT_CLASS_LOAD, requested);
+    ev.u.class_load.class_name = i->name;
+    ev.u.class_load.source_name = i->source_name;
+    ev.u.class_load.num_interfaces = i->num_interfaces;
+    ev.u.class_load.num_methods = i->num_methods;
+    ev.u.class_load.methods = requested ? (JVMPI_Method *)classes_methods(c) : i->methods;
+    ev.u.class_load.num_static_fields = i->num_statics;
+    ev.u.class_load.statics = i->statics;
+    ev.u.class_load.num_instance_fields = i->num_instances;
+    ev.u.class_load.instances = i->instances;
+    ev.u.class_load.class_id = i->id;
+    events_deliver(env, &ev);
+}
+
+void defs_thread_event(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
+{
+    JVMPI_Event ev = event_zero;
+    ev.event_type = event_type_of(event_type, requested);
+    ev.u.thread_start.thread_name = t->info.name;
+    ev.u.thread_start.group_name = t->info.group_name;
+    ev.u.thread_start.parent_name = t->info.parent_name;
+    ev.u.thread_start.thread_id = t->info.id;
+    ev.u.thread_start.thread_env_id = t->info.env;
+    events_deliver(env, &ev);
+}
+
+/* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
+ * that object's OBJECT_ALLOC comes first, so that an agent that looks the
+ * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
+ * Each agent is told in turn, each after what it was not told yet. */
+void defs_announce_class(JNIEnv *env, class_rec *c)
+{
+    agents_mask due = events_agents(JVMPI_EVENT_CLASS_LOAD) & ~defs_sent_mask(&c->announced);
+    AGENTS_EACH(k, due) {
+        int saved = agents_target_begin((int)k);
+        if (classes_claim_announce(c)) {
+            defs_object(env, c->info->id, NULL);
+            defs_class_load(env, c, false);
+            defs_sent(&c->announced);
+        }
+        agents_target_end(saved);
+    }
+}
+
+void defs_announce_thread(JNIEnv *env, thread_rec *t)
+{
+    if (t->internal) {
+        return;
+    }
+    agents_mask due = events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&t->announced);
+    AGENTS_EACH(k, due) {
+        int saved = agents_target_begin((int)k);
+        if (threads_claim_announce(t)) {
+            defs_thread_event(env, JVMPI_EVENT_THREAD_START, t, false);
+            defs_sent(&t->announced);
+        }
+        agents_target_end(saved);
+    }
+}
+
+agents_mask defs_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
+{
+    JVMPI_Event ev = event_zero;
+    ev.event_type = event_type_of(JVMPI_EVENT_OBJECT_ALLOC, requested);
+    ev.u.obj_alloc.arena_id = 1; /* HotSpot had one arena and never said so */
+    ev.u.obj_alloc.class_id = obj->class_id;
+    ev.u.obj_alloc.is_array = obj->is_array;
+    ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
+    ev.u.obj_alloc.obj_id = obj->id;
+    agents_mask sent = events_deliver(env, &ev);
+    defs_object_sent(obj->id, sent);
+    return sent;
 }

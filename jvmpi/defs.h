@@ -111,4 +111,20 @@ bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out);
 
 void defs_reset(void);
 
+/* The defining events themselves, built in this stage so that announcing
+ * one goes on to the delivery and never back to the event builders. */
+struct class_rec;
+struct thread_rec;
+/* CLASS_LOAD (requested: RequestEvent's answer, methods from the record). */
+void defs_class_load(JNIEnv *env, const struct class_rec *c, bool requested);
+/* THREAD_START, or THREAD_END, which names the thread the same way. */
+void defs_thread_event(JNIEnv *env, jint event_type, const struct thread_rec *t, bool requested);
+/* OBJECT_ALLOC; returns the agents it reached. */
+agents_mask defs_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
+/* Sends the class's CLASS_LOAD to each agent (or the target agent) that
+ * enabled it and was not sent it yet. */
+void defs_announce_class(JNIEnv *env, struct class_rec *c);
+/* The same for a thread's THREAD_START. */
+void defs_announce_thread(JNIEnv *env, struct thread_rec *t);
+
 #endif

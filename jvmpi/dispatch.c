@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "defs.h"
 #include "events.h"
 #include "rawmon.h"
 
@@ -13,29 +12,6 @@
  * method and allocation event. */
 static const JVMPI_Event event_zero;
 
-static jint type_of(jint event_type, bool requested)
-{
-    return requested ? (event_type | JVMPI_REQUESTED_EVENT) : event_type;
-}
-
-void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested)
-{
-    const seam_class_info *i = c->info;
-    JVMPI_Event ev = event_zero;
-    ev.event_type = type_of(JVMPI_EVENT_CLASS_LOAD, requested);
-    ev.u.class_load.class_name = i->name;
-    ev.u.class_load.source_name = i->source_name;
-    ev.u.class_load.num_interfaces = i->num_interfaces;
-    ev.u.class_load.num_methods = i->num_methods;
-    ev.u.class_load.methods = requested ? (JVMPI_Method *)classes_methods(c) : i->methods;
-    ev.u.class_load.num_static_fields = i->num_statics;
-    ev.u.class_load.statics = i->statics;
-    ev.u.class_load.num_instance_fields = i->num_instances;
-    ev.u.class_load.instances = i->instances;
-    ev.u.class_load.class_id = i->id;
-    events_deliver(env, &ev);
-}
-
 void dispatch_class_unload(JNIEnv *env, jobjectID class_id)
 {
     /* The handler may request the class's CLASS_LOAD: HotSpot 5.0 answered
@@ -44,18 +20,6 @@ void dispatch_class_unload(JNIEnv *env, jobjectID class_id)
     JVMPI_Event ev = event_zero;
     ev.event_type = JVMPI_EVENT_CLASS_UNLOAD;
     ev.u.class_unload.class_id = class_id;
-    events_deliver(env, &ev);
-}
-
-void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
-{
-    JVMPI_Event ev = event_zero;
-    ev.event_type = type_of(event_type, requested);
-    ev.u.thread_start.thread_name = t->info.name;
-    ev.u.thread_start.group_name = t->info.group_name;
-    ev.u.thread_start.parent_name = t->info.parent_name;
-    ev.u.thread_start.thread_id = t->info.id;
-    ev.u.thread_start.thread_env_id = t->info.env;
     events_deliver(env, &ev);
 }
 
@@ -78,54 +42,6 @@ void dispatch_raw_monitor(jint event_type, const char *name, JVMPI_RawMonitor id
     /* To the agent that made the monitor alone. */
     int creator = rawmon_creator(id);
     events_deliver_to(creator >= 0 ? AGENTS_BIT(creator) : 0, seam_current_env(), &ev);
-}
-
-/* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
- * that object's OBJECT_ALLOC comes first, so that an agent that looks the
- * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
- * Each agent is told in turn, each after what it was not told yet. */
-void dispatch_announce_class(JNIEnv *env, class_rec *c)
-{
-    agents_mask due = events_agents(JVMPI_EVENT_CLASS_LOAD) & ~defs_sent_mask(&c->announced);
-    AGENTS_EACH(k, due) {
-        int saved = agents_target_begin((int)k);
-        if (classes_claim_announce(c)) {
-            defs_object(env, c->info->id, NULL);
-            dispatch_class_load(env, c, false);
-            defs_sent(&c->announced);
-        }
-        agents_target_end(saved);
-    }
-}
-
-void dispatch_announce_thread(JNIEnv *env, thread_rec *t)
-{
-    if (t->internal) {
-        return;
-    }
-    agents_mask due = events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&t->announced);
-    AGENTS_EACH(k, due) {
-        int saved = agents_target_begin((int)k);
-        if (threads_claim_announce(t)) {
-            dispatch_thread(env, JVMPI_EVENT_THREAD_START, t, false);
-            defs_sent(&t->announced);
-        }
-        agents_target_end(saved);
-    }
-}
-
-agents_mask dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
-{
-    JVMPI_Event ev = event_zero;
-    ev.event_type = type_of(JVMPI_EVENT_OBJECT_ALLOC, requested);
-    ev.u.obj_alloc.arena_id = 1; /* HotSpot had one arena and never said so */
-    ev.u.obj_alloc.class_id = obj->class_id;
-    ev.u.obj_alloc.is_array = obj->is_array;
-    ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
-    ev.u.obj_alloc.obj_id = obj->id;
-    agents_mask sent = events_deliver(env, &ev);
-    defs_object_sent(obj->id, sent);
-    return sent;
 }
 
 agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents)

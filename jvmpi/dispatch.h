@@ -1,7 +1,9 @@
 /*
  * dispatch - builds each JVMPI event from the layer's records and hands it
- * to the agent.  Every event is zeroed before it is filled: agents read
- * union members other than the one that was set.
+ * to the agent; the defining events (CLASS_LOAD, THREAD_START,
+ * OBJECT_ALLOC) are built by the announce stage itself (defs.h).  Every
+ * event is zeroed before it is filled: agents read union members other
+ * than the one that was set.
  */
 #ifndef JVMPI_DISPATCH_H_
 #define JVMPI_DISPATCH_H_
@@ -11,13 +13,9 @@
 #include "classes.h"
 #include "threads.h"
 
-void dispatch_class_load(JNIEnv *env, const class_rec *c, bool requested);
 void dispatch_class_unload(JNIEnv *env, jobjectID class_id);
-void dispatch_thread(JNIEnv *env, jint event_type, const thread_rec *t, bool requested);
 /* Events with no data: JVM_INIT_DONE, JVM_SHUT_DOWN, DATA_DUMP_REQUEST. */
 void dispatch_plain(JNIEnv *env, jint event_type);
-/* The agents it reached. */
-agents_mask dispatch_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
 /* To the agents of mask that enabled OBJECT_FREE; returns those it reached. */
 agents_mask dispatch_object_free(JNIEnv *env, jobjectID obj_id, agents_mask agents);
 void dispatch_gc_finish(JNIEnv *env, jlong used_objects, jlong used_object_space, jlong total_object_space);
@@ -35,11 +33,5 @@ void dispatch_monitor(JNIEnv *env, jint event_type, jobjectID object);
 void dispatch_monitor_exit_as(JNIEnv *env_id, jobjectID object);
 /* MONITOR_WAIT / WAITED; object NULL for Thread.sleep. */
 void dispatch_monitor_wait(JNIEnv *env, jint event_type, jobjectID object, jlong timeout);
-
-/* Sends the class's CLASS_LOAD to each agent (or the target agent) that
- * enabled it and was not sent it yet. */
-void dispatch_announce_class(JNIEnv *env, class_rec *c);
-/* The same for a thread's THREAD_START. */
-void dispatch_announce_thread(JNIEnv *env, thread_rec *t);
 
 #endif

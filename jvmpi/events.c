@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "defs.h"
-#include "dispatch.h"
 #include "gate.h"
 #include "gc.h"
 #include "ids.h"
@@ -13,6 +12,7 @@
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 _Atomic agents_mask events_on[JVMPI_MAX_EVENT_TYPE_VAL + 1];
 
@@ -303,42 +303,6 @@ static agents_mask targets(const JVMPI_Event *ev)
     return events_agents(base);
 }
 
-/* While set, this thread's events carry as_env (a GC window delivered for a
- * thread the agent knows, or an event of a thread it does not know). */
-static TLS_FAST bool as_set;
-static TLS_FAST JNIEnv *as_env;
-/* While positive, this thread runs code of the layer's own: no event. */
-static TLS_FAST int quiet;
-/* A Java thread the layer could not learn about (the VM's hidden threads). */
-static TLS_FAST bool not_adoptable;
-/* This thread's JNIEnv * while its java.lang.Thread was found in its
- * constructor (SEAM_ADOPT_UNBORN): it stays unknown until its ThreadStart,
- * which comes once the constructor has returned. */
-static TLS_FAST JNIEnv *unborn_env;
-
-static bool is_method_event(jint type)
-{
-    type &= ~JVMPI_REQUESTED_EVENT;
-    return type == JVMPI_EVENT_METHOD_ENTRY || type == JVMPI_EVENT_METHOD_ENTRY2 || type == JVMPI_EVENT_METHOD_EXIT;
-}
-
-/* The calling thread is in the middle of sending its own THREAD_START. */
-static bool announcing_itself(const thread_rec *me) { return defs_sending_self(&me->announced); }
-
-/* me's THREAD_START is on and not sent yet, to the target agent or any. */
-static inline __attribute__((always_inline)) bool start_due(const thread_rec *me)
-{
-    return me != NULL && !me->internal && (events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&me->announced)) != 0;
-}
-
-/* The calling thread's THREAD_START, unless sent.  While the start-up replay
- * runs it is the replay's to send, in HotSpot 5.0's order. */
-static void announce_self(JNIEnv *env, thread_rec *me)
-{
-    defs_wait_for_replay();
-    dispatch_announce_thread(env, me);
-}
-
 /* The one path to agent k: thread suspended mode kept (gate.h), what the
  * event names defined first for that agent (defs.c), then its handler. */
 static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
@@ -349,29 +313,16 @@ static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env
     if (ev->event_type == JVMPI_EVENT_JVM_SHUT_DOWN) {
         close_for_shut_down();
     }
-    events_as as;
-    bool as_other = false;
-    if (start_due(me)) {
-        if (announcing_itself(me) && !(ev->event_type == JVMPI_EVENT_THREAD_START &&
-                                        ev->u.thread_start.thread_env_id == me->info.env)) {
-            /* What the thread's own THREAD_START needs first (its Thread
-             * object's OBJECT_ALLOC, for a thread the VM attached) cannot
-             * name the thread yet: it goes out for a thread the agent knows. */
-            events_as_begin(&as, NULL);
-            env_id = as_env;
-            as_other = true;
-        } else {
-            announce_self(env, me);
-        }
-    }
+    whose_as as;
+    env_id = whose_for_agent(env, me, ev, env_id, &as);
     defs_before(env, ev);
     ev->env_id = env_id;
     /* What the handler itself causes is no longer meant for k alone. */
     agents_target_now = -1;
     notify(ev);
     agents_target_now = k;
-    if (as_other) {
-        events_as_end(&as);
+    if (as.pushed) {
+        whose_as_end(&as);
     }
     if (gated) {
         gate_leave();
@@ -408,96 +359,21 @@ static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread
     return done;
 }
 
-void events_as_begin(events_as *saved, JNIEnv *env_id)
-{
-    saved->set = as_set;
-    saved->env = as_env;
-    saved->held = NULL;
-    if (env_id == NULL) {
-        saved->held = threads_stand_in();
-        env_id = saved->held != NULL ? saved->held->info.env : NULL;
-    }
-    as_env = env_id;
-    as_set = true;
-}
-
-void events_as_end(const events_as *saved)
-{
-    as_set = saved->set;
-    as_env = saved->env;
-    threads_stand_in_done(saved->held);
-}
-
-JNIEnv *events_env_id(JNIEnv *env)
-{
-    if (as_set) {
-        return as_env;
-    }
-    thread_rec *me = threads_self(env);
-    return me != NULL && !me->internal ? me->info.env : NULL;
-}
-
-void events_define_caller(JNIEnv *env)
-{
-    if (as_set || quiet > 0 || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
-        return;
-    }
-    thread_rec *me = threads_self(env);
-    if (start_due(me) && !announcing_itself(me)) {
-        announce_self(env, me);
-    }
-}
-
-void events_quiet_begin(void) { quiet++; }
-void events_quiet_end(void) { quiet--; }
-
 agents_mask events_deliver(JNIEnv *env, JVMPI_Event *ev) { return events_deliver_to(~(agents_mask)0, env, ev); }
 
 agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 {
     mask &= targets(ev);
-    if (mask == 0 || quiet > 0 || closed_for(ev->event_type)) {
+    if (mask == 0 || closed_for(ev->event_type)) {
         return 0;
     }
-    if (as_set) {
-        return deliver(mask, env, as_env, NULL, ev);
-    }
-    if (!layer_is_live()) {
-        /* CLASS_LOAD_HOOK before VM init: no thread is known yet, as on JDK 5.0. */
-        return deliver(mask, env, env, NULL, ev);
-    }
-    thread_rec *me = threads_self(env);
-    if (me == NULL && env != NULL && !not_adoptable && env != unborn_env) {
-        /* A Java thread whose ThreadStart has not come yet (JDK 25 runs
-         * DestroyJavaVM's shutdown hooks before it): learnt, and announced,
-         * now.  Not while its Thread is being constructed: its THREAD_START
-         * would come before that object's OBJECT_ALLOC, and without a name. */
-        seam_adoption a = seam_thread_adopt(env);
-        if (a == SEAM_ADOPTED) {
-            me = threads_self(env);
-        }
-        unborn_env = a == SEAM_ADOPT_UNBORN ? env : NULL;
-        not_adoptable = me == NULL && a != SEAM_ADOPT_UNBORN;
-    }
-    if (me != NULL && me->internal) {
-        return 0; /* the layer's own thread: what its Java code does is no event */
-    }
-    if (me == NULL && env != NULL && env == unborn_env && is_method_event(ev->event_type)) {
-        /* The constructor's frames, all gone before the thread starts: on a
-         * stand-in thread they would unbalance its stack. */
+    whose w;
+    if (!whose_decide(env, ev->event_type, &w)) {
         return 0;
     }
-    if (me == NULL) {
-        if (events_enabled(JVMPI_EVENT_THREAD_START)) {
-            defs_wait_for_replay();
-        }
-        events_as saved;
-        events_as_begin(&saved, NULL);
-        agents_mask done = deliver(mask, env, as_env, NULL, ev);
-        events_as_end(&saved);
-        return done;
-    }
-    return deliver(mask, env, me->info.env, me, ev);
+    agents_mask done = deliver(mask, env, w.env_id, w.me, ev);
+    whose_done(&w);
+    return done;
 }
 
 /* Method events come by the hundred million (each call of the program
@@ -513,9 +389,8 @@ inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *
         return 0;
     }
     thread_rec *me = NULL;
-    bool usual = (mask & (mask - 1)) == 0 && quiet == 0 && !as_set && env != NULL && !ledger_active() &&
-                 atomic_load_explicit(&shut_state, memory_order_acquire) == OPEN && layer_is_live() &&
-                 (me = threads_self(env)) != NULL && !me->internal;
+    bool usual = (mask & (mask - 1)) == 0 && !ledger_active() &&
+                 atomic_load_explicit(&shut_state, memory_order_acquire) == OPEN && (me = whose_usual(env)) != NULL;
     int k = usual ? __builtin_ctzll((unsigned long long)mask) : 0;
     void (*notify)(JVMPI_Event *) = usual && ifaces[k] != NULL ? ifaces[k]->NotifyEvent : NULL;
     if (notify == NULL) {
@@ -528,7 +403,7 @@ inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev)
 {
     agents_mask mask = targets(ev);
-    if (mask != 0 && quiet == 0) {
+    if (mask != 0 && !whose_quiet()) {
         deliver(mask, NULL, env_id, NULL, ev);
     }
 }

@@ -70,31 +70,6 @@ agents_mask events_deliver_method(JNIEnv *env, JVMPI_Event *ev);
  * knows that thread by. */
 void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev);
 
-/* Until events_as_end, the calling thread's events carry env_id, or with
- * env_id NULL that of a thread the agent knows (threads_stand_in): for
- * what the layer's own thread delivers (GC windows, unloads). */
-typedef struct events_as {
-    bool set;
-    JNIEnv *env;
-    struct thread_rec *held;
-} events_as;
-void events_as_begin(events_as *saved, JNIEnv *env_id);
-void events_as_end(const events_as *saved);
-/* The env_id the calling thread's events carry now; NULL for a thread the
- * agent does not know. */
-JNIEnv *events_env_id(JNIEnv *env);
-
-/* The calling thread's THREAD_START, if it is due: before a definition is
- * claimed whose event will carry the thread's env_id (jvmpi/defs.c), so
- * that the thread's own THREAD_START, which may need that definition too,
- * comes first. */
-void events_define_caller(JNIEnv *env);
-
-/* Around code the layer runs for its own reasons on a thread (a call into
- * Java for the heap's size): nothing it does reaches the agent. */
-void events_quiet_begin(void);
-void events_quiet_end(void);
-
 /* Stops all delivery (VM death, ProfilerExit).  From the delivery of
  * JVM_SHUT_DOWN on, only the thread that delivers it gets events, until
  * this is called. */

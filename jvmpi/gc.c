@@ -13,6 +13,7 @@
 #include "layer.h"
 #include "ledger.h"
 #include "log.h"
+#include "whose.h"
 
 /* Frees that came with no collection event (collectors that post none for
  * their concurrent cycles) are not held longer than this. */
@@ -301,9 +302,9 @@ typedef enum {
  * is the layer's, not the program's: no event may come of it. */
 static jlong heap_capacity(JNIEnv *env)
 {
-    events_quiet_begin();
+    whose_quiet_begin();
     jlong total = seam_heap_capacity(env);
-    events_quiet_end();
+    whose_quiet_end();
     return total;
 }
 
@@ -387,10 +388,10 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     if (!events_is_shut_down()) {
         /* The layer's own thread delivers for the caller of RunGC, or else
          * for a thread the agent knows, chosen once no THREAD_END can pass. */
-        events_as as;
+        whose_as as;
         bool as_set = as_env != NULL || layer_on_delivery_thread();
         if (as_set) {
-            events_as_begin(&as, as_env);
+            whose_as_begin(&as, as_env);
         }
         if (events_enabled(JVMPI_EVENT_GC_START)) {
             dispatch_plain(env, JVMPI_EVENT_GC_START);
@@ -407,7 +408,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
             dispatch_gc_finish(env, live_objects, live_bytes, capacity);
         }
         if (as_set) {
-            events_as_end(&as);
+            whose_as_end(&as);
         }
     }
     gate_open();
@@ -467,7 +468,7 @@ static bool window_by_delivery_thread(JNIEnv *env)
         pthread_mutex_lock(&lock);
         run_gc_collecting--;
         mine = ++run_gc_asked;
-        run_gc_env_id = events_env_id(env);
+        run_gc_env_id = whose_env_id(env);
         pthread_mutex_unlock(&lock);
     }
     wake();

@@ -14,7 +14,6 @@
 
 #include "classes.h"
 #include "defs.h"
-#include "dispatch.h"
 #include "dumpbuf.h"
 #include "events.h"
 #include "gc.h"
@@ -600,7 +599,7 @@ jint heapdump_request_heap(void *arg)
     defs_heap_snapshot(env, &snap);
     if (level != JVMPI_DUMP_LEVEL_0) {
         for (int i = 0; i < ts.count; i++) {
-            dispatch_announce_thread(env, ts.recs[i]);
+            defs_announce_thread(env, ts.recs[i]);
         }
         defs_traces(env, ts.traces, ts.count);
     }

@@ -9,7 +9,6 @@
 #include "agents.h"
 #include "classes.h"
 #include "defs.h"
-#include "dispatch.h"
 #include "events.h"
 #include "gc.h"
 #include "heapdump.h"
@@ -21,6 +20,7 @@
 #include "rawmon.h"
 #include "seam.h"
 #include "threads.h"
+#include "whose.h"
 
 static _Atomic bool init_done;
 
@@ -112,7 +112,7 @@ static jint request_class_load(jobjectID id)
         BAD_CALL("RequestEvent(CLASS_LOAD)", "%p is not a class ID", (void *)id);
         return JVMPI_FAIL;
     }
-    dispatch_class_load(seam_current_env(), c, true);
+    defs_class_load(seam_current_env(), c, true);
     classes_release(c);
     return JVMPI_SUCCESS;
 }
@@ -129,7 +129,7 @@ static jint request_thread_start(jobjectID id)
         }
         return JVMPI_FAIL;
     }
-    dispatch_thread(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
+    defs_thread_event(seam_current_env(), JVMPI_EVENT_THREAD_START, t, true);
     threads_release(t);
     return JVMPI_SUCCESS;
 }
@@ -158,7 +158,7 @@ static jint request_object_alloc(jobjectID id)
         }
         return JVMPI_FAIL;
     }
-    dispatch_object_alloc(env, &info, true);
+    defs_object_alloc(env, &info, true);
     return JVMPI_SUCCESS;
 }
 
@@ -255,7 +255,7 @@ static pthread_mutex_t suspend_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool is_caller(const thread_rec *t)
 {
     JNIEnv *env = seam_current_env();
-    return env != NULL && (t->info.env == env || t->info.env == threads_event_env(env));
+    return env != NULL && (t->info.env == env || t->info.env == whose_known_env(env));
 }
 
 /* As JDK 5.0: the caller itself is never suspended (HPROF suspends every

@@ -27,6 +27,7 @@
 #include "reset.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 static _Atomic int phase = LAYER_ONLOAD;
 
@@ -92,7 +93,7 @@ bool layer_methods_by_jvmti(void) { return methods_jvmti; }
  * a layer-made handle for a thread the VM started before the start phase,
  * the virtual thread a carrier runs (MONITOR_DUMP and GetThreadStatus
  * name them so). */
-static JNIEnv *raw_monitor_env(void) { return threads_event_env(seam_current_env()); }
+static JNIEnv *raw_monitor_env(void) { return whose_known_env(seam_current_env()); }
 
 /* The layer's own options, read at the first -agentpath:libjvmpi.so. */
 static jint read_layer_options(void)
@@ -199,7 +200,7 @@ static void replay_objects(JNIEnv *env)
         } else if (ids_is_unannounced(tag)) {
             defs_object(env, objects[i].id, &objects[i]);
         } else {
-            dispatch_object_alloc(env, &objects[i], false);
+            defs_object_alloc(env, &objects[i], false);
         }
     }
     free(objects);
@@ -226,7 +227,7 @@ void layer_vm_init(JNIEnv *env)
         int n = 0;
         class_rec **list = classes_unannounced(atomic_load(&events_on[JVMPI_EVENT_CLASS_LOAD]), &n);
         for (int i = 0; i < n; i++) {
-            dispatch_announce_class(env, list[i]);
+            defs_announce_class(env, list[i]);
             classes_release(list[i]);
         }
         free(list);
@@ -235,7 +236,7 @@ void layer_vm_init(JNIEnv *env)
         int n = 0;
         thread_rec **list = threads_snapshot(&n);
         for (int i = 0; i < n; i++) {
-            dispatch_announce_thread(env, list[i]);
+            defs_announce_thread(env, list[i]);
             threads_release(list[i]);
         }
         free(list);
@@ -309,8 +310,8 @@ static void end_thread(JNIEnv *env, thread_rec *t)
     monitors_thread_ending(env, t->info.env);
     if (layer_is_live() && !t->internal && events_enabled(JVMPI_EVENT_THREAD_END)) {
         /* No THREAD_END may name a thread the agent was not told about. */
-        dispatch_announce_thread(env, t);
-        dispatch_thread(env, JVMPI_EVENT_THREAD_END, t, false);
+        defs_announce_thread(env, t);
+        defs_thread_event(env, JVMPI_EVENT_THREAD_END, t, false);
     }
     threads_release(t);
     threads_end(env);
@@ -368,7 +369,7 @@ void layer_thread_started(seam_thread_info *info)
         return;
     }
     if (layer_is_live() && !events_is_shut_down()) {
-        dispatch_announce_thread(info->env, t);
+        defs_announce_thread(info->env, t);
     }
     threads_release(t);
 }
@@ -378,7 +379,7 @@ void layer_thread_ended(JNIEnv *env)
     LOG_DEBUG("thread ended: env=%p", (void *)env);
     /* A thread the agent knows by a layer-made handle ends under its real
      * JNIEnv *: look it up by the handle. */
-    JNIEnv *known = threads_event_env(env);
+    JNIEnv *known = whose_known_env(env);
     thread_rec *t = threads_acquire_by_env(known);
     if (t == NULL) {
         return;
@@ -405,7 +406,7 @@ void *layer_vthread_started(seam_thread_info *info)
     /* Its THREAD_START comes from itself, as a platform thread's does. */
     threads_mount(t);
     if (layer_is_live() && !events_is_shut_down()) {
-        dispatch_announce_thread(t->info.env, t);
+        defs_announce_thread(t->info.env, t);
     }
     return t; /* the caller's reference, given back by layer_vthread_ended */
 }
@@ -463,7 +464,7 @@ void layer_class_announce(JNIEnv *env, jobjectID id)
     }
     class_rec *c = classes_acquire(id);
     if (c != NULL) {
-        dispatch_announce_class(env, c);
+        defs_announce_class(env, c);
         classes_release(c);
     }
 }
@@ -586,13 +587,13 @@ void layer_delivery_main(JNIEnv *env)
         if (!stop) {
             gc_deliver_due(env);
         }
-        events_as as;
-        events_as_begin(&as, NULL);
+        whose_as as;
+        whose_as_begin(&as, NULL);
         if (!stop) {
             reset_deliver_due(env);
         }
         deliver_unloads(env, batch);
-        events_as_end(&as);
+        whose_as_end(&as);
         {
             pthread_mutex_lock(&freed_lock);
             delivery_busy = false;
@@ -611,7 +612,7 @@ bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
     }
     /* OBJECT_ALLOC may go off while this one is on its way: then no agent
      * was told, and the object must not count as announced. */
-    return dispatch_object_alloc(env, obj, false) != 0;
+    return defs_object_alloc(env, obj, false) != 0;
 }
 
 void layer_object_freed(int64_t tag) { gc_object_freed(tag); }

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "threads.h"
 #include "tls.h"
+#include "whose.h"
 
 typedef struct {
     jobjectID object;
@@ -100,7 +101,7 @@ void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id
         return;
     }
     if (exits_wanted()) {
-        JNIEnv *me = threads_event_env(env);
+        JNIEnv *me = whose_known_env(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, true);
         bool ask_owner = m != NULL && m->blocked == 0 && m->owes_exit == NULL;
@@ -136,7 +137,7 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
     }
     JNIEnv *left = NULL;
     if (exits_wanted()) {
-        JNIEnv *me = threads_event_env(env);
+        JNIEnv *me = whose_known_env(env);
         bool parked = false;
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
@@ -190,7 +191,7 @@ void layer_monitor_wait(JNIEnv *env, jobjectID obj_id, jlong timeout_ms)
         return;
     }
     if (obj_id != NULL && exits_wanted()) {
-        JNIEnv *me = threads_event_env(env);
+        JNIEnv *me = whose_known_env(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
         if (m != NULL && m->owes_exit == me) {
@@ -211,7 +212,7 @@ void layer_monitor_waited(JNIEnv *env, jobjectID obj_id, bool timed_out)
         return;
     }
     if (obj_id != NULL && exits_wanted()) {
-        JNIEnv *me = threads_event_env(env);
+        JNIEnv *me = whose_known_env(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
         if (m != NULL && m->blocked > 0 && m->owes_exit == NULL) {

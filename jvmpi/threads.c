@@ -341,12 +341,6 @@ thread_rec *threads_self_lookup(JNIEnv *env)
     return e != NULL ? &e->rec : NULL;
 }
 
-JNIEnv *threads_event_env(JNIEnv *env)
-{
-    thread_rec *t = threads_self(env);
-    return t != NULL ? t->info.env : env;
-}
-
 thread_rec *threads_stand_in(void)
 {
     thread_entry *best = NULL;

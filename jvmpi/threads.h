@@ -95,11 +95,6 @@ void threads_stand_in_done(thread_rec *t);
  * deliveries it stands in for have ended (none names it after its end). */
 void threads_mark_ending(thread_rec *t);
 
-/* The env_id to put in an event sent from the calling thread: its own
- * JNIEnv *, or for a thread the agent knows by a layer-made handle, that
- * handle (found once through the thread's ID, then cached). */
-JNIEnv *threads_event_env(JNIEnv *env);
-
 /* The agent's thread-local storage word; false when env names no known
  * thread.  Safe in a signal handler: no lock, no allocation, no log line. */
 bool threads_tls_get(JNIEnv *env, int agent, void **value);

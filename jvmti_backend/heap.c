@@ -332,7 +332,7 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
     seam_object_info info;
     jlong class_tag;
     /* A new Class object becomes a class ID when its class is prepared, and
-     * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/dispatch.c). */
+     * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/defs.c). */
     if (!alloc_quiet && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
         describe_tagged_class(env, class_tag, klass, &info)) {
         jlong tag = ids_next_object(size, class_tag);

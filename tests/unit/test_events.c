@@ -15,6 +15,7 @@
 
 #include <check.h>
 
+#include "deliver_fixture.h"
 #include "events.h"
 #include "fake_backend.h"
 #include "layer.h"
@@ -462,38 +463,10 @@ END_TEST
 /* delivery                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static int calls_a, calls_b;
-static JVMPI_Event last;
-
 static void deliver_setup(void)
 {
     setup();
-    calls_a = calls_b = 0;
-    memset(&last, 0, sizeof last);
-}
-
-static void notify_a(JVMPI_Event *ev)
-{
-    calls_a++;
-    last = *ev;
-}
-
-static void notify_b(JVMPI_Event *ev)
-{
-    calls_b++;
-    last = *ev;
-}
-
-static char env_token[2];
-#define ENV_A ((JNIEnv *)(void *)&env_token[0])
-#define ENV_B ((JNIEnv *)(void *)&env_token[1])
-
-static JVMPI_Event plain(jint type)
-{
-    JVMPI_Event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.event_type = type;
-    return ev;
+    deliver_counts_reset();
 }
 
 START_TEST(test_deliver_reads_notify_late)
@@ -528,99 +501,6 @@ START_TEST(test_deliver_reads_notify_late)
 }
 END_TEST
 
-/* Agent 0 gets every event through notify_a. */
-static JVMPI_Interface iface_a;
-static void agent_a_listens(void)
-{
-    memset(&iface_a, 0, sizeof iface_a);
-    iface_a.NotifyEvent = notify_a;
-    events_set_interface(0, &iface_a);
-}
-
-static void *deliver_from_b(void *arg)
-{
-    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
-    ev.env_id = ENV_B; /* overwritten */
-    events_deliver(arg, &ev);
-    return NULL;
-}
-
-static void deliver_on_new_thread(JNIEnv *env)
-{
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, deliver_from_b, env), 0);
-    pthread_join(th, NULL);
-}
-
-/* Every event carries the env_id of a thread the agent knows: a thread the
- * layer never heard of is recorded when the backend can (a Java thread
- * whose ThreadStart comes late), else its events carry a known thread's. */
-START_TEST(test_deliver_names_known_threads)
-{
-    agent_a_listens();
-    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
-    layer_vm_init(ENV_A);
-
-    /* a thread the VM hides (adopt answers false): A stands in */
-    deliver_on_new_thread(ENV_B);
-    ck_assert_int_eq(calls_a, 1);
-    ck_assert_int_eq(fake.adopt_calls, 1);
-    ck_assert_ptr_eq(last.env_id, ENV_A);
-    /* no env at all (a thread outside the VM): A stands in, nothing to adopt */
-    deliver_on_new_thread(NULL);
-    ck_assert_int_eq(calls_a, 2);
-    ck_assert_int_eq(fake.adopt_calls, 1);
-    ck_assert_ptr_eq(last.env_id, ENV_A);
-
-    /* a Java thread the backend can record: its events are its own */
-    fake.adopt_name = "b";
-    fake.adopt_id = seam_id_from_tag(ids_next_object(16, 0));
-    deliver_on_new_thread(ENV_B);
-    ck_assert_int_eq(calls_a, 3);
-    ck_assert_int_eq(fake.adopt_calls, 2);
-    ck_assert_ptr_eq(last.env_id, ENV_B);
-}
-END_TEST
-
-static void *deliver_unborn(void *arg)
-{
-    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
-    events_deliver(ENV_B, &ev);
-    ck_assert_int_eq(calls_a, 1);
-    ck_assert_ptr_eq(last.env_id, ENV_A);
-    ev = plain(JVMPI_EVENT_METHOD_ENTRY);
-    events_deliver(ENV_B, &ev);
-    ck_assert_int_eq(calls_a, 1);
-    /* asked once: adopting it later in its constructor would give the
-     * METHOD_EXITs of frames whose METHOD_ENTRY was held back */
-    ck_assert_int_eq(fake.adopt_calls, 1);
-    fake_thread(ENV_B, seam_id_from_tag(ids_next_object(16, 0)), "b"); /* its ThreadStart */
-    events_deliver(ENV_B, &ev);
-    ck_assert_int_eq(calls_a, 2);
-    ck_assert_ptr_eq(last.env_id, ENV_B);
-    (void)arg;
-    return NULL;
-}
-
-/* JDK 8 runs an attaching thread's Thread constructor (DestroyJavaVM's)
- * before its ThreadStart: adopted then, its THREAD_START would name its
- * Thread before that object's OBJECT_ALLOC.  Its events go to a stand-in
- * until its ThreadStart, its method events nowhere. */
-START_TEST(test_unborn_thread_not_adopted)
-{
-    agent_a_listens();
-    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
-    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_METHOD_ENTRY), JVMPI_SUCCESS);
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
-    layer_vm_init(ENV_A);
-    fake.adopt_unborn = true;
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, deliver_unborn, NULL), 0);
-    pthread_join(th, NULL);
-}
-END_TEST
-
 /* HotSpot posts ThreadEnd before the thread leaves its list of threads, so
  * a thread past its THREAD_END can still send an event, and the layer,
  * not knowing it, would record it again (javac's main thread got a second
@@ -643,22 +523,6 @@ START_TEST(test_ended_thread_not_started_again)
     fake_thread(ENV_A, c_id, "c");
     ck_assert_int_eq(calls_a, 3);
     ck_assert_ptr_eq(last.u.thread_start.thread_id, c_id);
-}
-END_TEST
-
-/* The layer's own Java code is no event of the program's. */
-START_TEST(test_quiet_and_internal_threads_send_nothing)
-{
-    agent_a_listens();
-    ck_assert_int_eq(events_enable(0, JVMPI_EVENT_DATA_DUMP_REQUEST), JVMPI_SUCCESS);
-    fake_thread(ENV_A, seam_id_from_tag(ids_next_object(16, 0)), "a");
-    JVMPI_Event ev = plain(JVMPI_EVENT_DATA_DUMP_REQUEST);
-    events_quiet_begin();
-    events_deliver(ENV_A, &ev);
-    events_quiet_end();
-    ck_assert_int_eq(calls_a, 0);
-    events_deliver(ENV_A, &ev);
-    ck_assert_int_eq(calls_a, 1);
 }
 END_TEST
 
@@ -736,10 +600,7 @@ static Suite *events_suite(void)
     tc = tcase_create("deliver");
     tcase_add_checked_fixture(tc, deliver_setup, NULL);
     tcase_add_test(tc, test_deliver_reads_notify_late);
-    tcase_add_test(tc, test_deliver_names_known_threads);
-    tcase_add_test(tc, test_unborn_thread_not_adopted);
     tcase_add_test(tc, test_ended_thread_not_started_again);
-    tcase_add_test(tc, test_quiet_and_internal_threads_send_nothing);
     tcase_add_test(tc, test_deliver_after_shutdown);
     tcase_add_test(tc, test_reset_clears);
     suite_add_tcase(s, tc);
