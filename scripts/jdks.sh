@@ -1,8 +1,8 @@
 #!/bin/bash
-# jdks.sh [N...] - Debian's OpenJDK N (default: $TEST_JDKS, e.g. "8 11 21
-# 26 27", which with the system's 17 and 25 is every JDK the layer supports;
-# none when it is unset: all seven take CI past its hour today) unpacked under build/jdks/N (or $JDKS_DIR/N), beside the system's own
-# packages and never over them; only what is missing is fetched.
+# jdks.sh [N...] - Debian's OpenJDK N (default: $TEST_JDKS, or "8 11 21 26
+# 27" when it is unset, which with the system's 17 and 25 is every JDK the
+# layer supports) unpacked under build/jdks/N (or $JDKS_DIR/N), beside the
+# system's own packages and never over them; only what is missing is fetched.
 # tests/integration/CMakeLists.txt runs every integration test on each JDK
 # found there.
 #
@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 
 ROOT=${JDKS_DIR:-${BUILD_DIR:-build}/jdks}
 # TEST_JDKS (space-separated) replaces the default list, "none" for none.
-read -r -a DEFAULT_JDKS <<<"${TEST_JDKS:-none}"
+read -r -a DEFAULT_JDKS <<<"${TEST_JDKS:-8 11 21 26 27}"
 [ "${DEFAULT_JDKS[*]}" = none ] && DEFAULT_JDKS=()
 
 # Debian releases to take each JDK from, the first that has it.

@@ -1,30 +1,67 @@
 #!/bin/bash
 # Everything CI checks: installs what is missing, builds, runs every test
-# (unit and integration, on each JDK found: the system's and those that
-# scripts/jdks.sh unpacks from Debian's archive), then builds the unit tests again
-# with AddressSanitizer/UBSan in build-asan and runs them there.
+# (unit and integration, on the system's JDKs and on those that
+# scripts/jdks.sh unpacks from Debian's archive), then builds the unit tests
+# again with AddressSanitizer/UBSan in build-asan and runs them there.
+#
+# TEST_JDKS names the JDKs from Debian's archive, "8 11 21 26 27" (every
+# supported JDK beside the system's 17 and 25) when unset, "none" for none.
+# They are fetched in the background while the system's JDKs are tested, and
+# tested after them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --tests
-# The JDKs the integration tests run on besides the system's (build/jdks):
-# those of TEST_JDKS, e.g. TEST_JDKS="8 11 21 26 27" for every supported JDK;
-# none by default (all seven would take CI past its hour today).
-echo "test: JDKs from Debian's archive: ${TEST_JDKS:-none}"
-bash scripts/jdks.sh
-bash scripts/build.sh
-
-# The JDKs ctest runs the integration tests on (labels jdkN), as CMake found them.
-jdks_run=$(ctest --test-dir build -N -L integration | grep -o 'jdk[0-9]*$' | sort -uV | tr '\n' ' ' || true)
-jdks_run=${jdks_run% }
-echo "test: integration tests on: ${jdks_run:-no JDK}"
+export TEST_JDKS=${TEST_JDKS:-8 11 21 26 27}
+echo "test: JDKs from Debian's archive: $TEST_JDKS"
+mkdir -p build
+# At the lowest CPU priority: the tests running meanwhile include timed ones.
+nice -n 19 bash scripts/jdks.sh >build/jdks.log 2>&1 &
+fetch=$!
 
 failed=()
 
-echo "test: ctest build"
-# A failing test does not stop the run: the sanitizer pass below still tells
-# its own story, and the script fails at the end.
-ctest --test-dir build --output-on-failure --no-tests=error -j2 || failed+=("ctest build")
+# jdk_labels: the JDKs ctest runs the integration tests on (labels jdkN), as
+# CMake found them.
+jdk_labels() { ctest --test-dir build -N -L integration | grep -o 'jdk[0-9]*$' | sort -uV | tr '\n' ' ' || true; }
+
+# ctest_build WHAT ARGS...: one ctest run over build.  A failing test does
+# not stop the script: the rest still tells its story, and the script fails
+# at the end.
+ctest_build() {
+  local what=$1
+  shift
+  echo "test: ctest build ($what)"
+  ctest --test-dir build --output-on-failure --no-tests=error -j2 "$@" || failed+=("ctest build ($what)")
+}
+
+bash scripts/build.sh -DJVMPI_TREE_JDKS=OFF
+system_jdks=$(jdk_labels)
+system_jdks=${system_jdks% }
+echo "test: integration tests on the system's JDKs: ${system_jdks:-none}"
+ctest_build "unit, the system's JDKs"
+
+echo "test: waiting for scripts/jdks.sh"
+fetched=true
+wait "$fetch" || fetched=false
+cat build/jdks.log
+if [ "$fetched" = false ]; then
+  failed+=("scripts/jdks.sh")
+fi
+bash scripts/build.sh -DJVMPI_TREE_JDKS=ON
+jdks_run=$(jdk_labels)
+jdks_run=${jdks_run% }
+added=()
+for label in $jdks_run; do
+  [[ " $system_jdks " == *" $label "* ]] || added+=("$label")
+done
+if [ ${#added[@]} -gt 0 ]; then
+  echo "test: integration tests on the JDKs of build/jdks: ${added[*]}"
+  ctest_build "${added[*]}" -L "^($(
+    IFS='|'
+    echo "${added[*]}"
+  ))\$"
+fi
 
 # Only the unit suites carry the sanitizers (the layer itself is loaded into a
 # JVM, which does not run under ASan), so only they are built here.
