@@ -17,6 +17,8 @@
 
 #define CHECK_EVERY 4096 /* as in classcache.c */
 
+_Atomic bool bk_vm_dead; /* agent.c's (check.c reads it), which this suite does not link */
+
 /* What the "VM" knows: which class (by tag) has its mirror at which address. */
 #define MAX_MIRRORS 8
 static struct {
