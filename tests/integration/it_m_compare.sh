@@ -174,17 +174,21 @@ if full_run "a command that fails"; then
 fi
 
 # A JVM that never starts: every side missing, each saying why.
-compare nostart -- "$JAVA" -XX:+NoSuchFlag -cp "$CLASSES" M_Known
-expect_file_has "$WORK/nostart/report.txt" 'JVMPI (OBJECT_ALLOC - OBJECT_FREE): MISSING: the layer wrote no ledger'
-expect_file_has "$WORK/nostart/report.txt" 'histogram (jcmd GC.class_histogram): MISSING: no histogram was taken'
-expect_file_has "$WORK/nostart/report.txt" 'JFR (allocation samples, weighted): MISSING: JFR wrote no recording'
+if full_run "a JVM that never starts"; then
+  compare nostart -- "$JAVA" -XX:+NoSuchFlag -cp "$CLASSES" M_Known
+  expect_file_has "$WORK/nostart/report.txt" 'JVMPI (OBJECT_ALLOC - OBJECT_FREE): MISSING: the layer wrote no ledger'
+  expect_file_has "$WORK/nostart/report.txt" 'histogram (jcmd GC.class_histogram): MISSING: no histogram was taken'
+  expect_file_has "$WORK/nostart/report.txt" 'JFR (allocation samples, weighted): MISSING: JFR wrote no recording'
+fi
 
 # An agent the layer cannot load: the layer stops the JVM at start-up, and
 # the report quotes the layer's line instead of blaming a killed JVM.
-compare noagent --agent nosuchagent -- "$JAVA" -version
-$ROWS missing "$WORK/noagent/report.txt" 'Live objects' |
-  grep -q "JVMPI (OBJECT_ALLOC - OBJECT_FREE): MISSING: the ledger is incomplete: the layer stopped the JVM (exit code 1): JVMPI layer: error: cannot find JVMPI agent 'nosuchagent'" ||
-  fail "noagent: the layer's error is not quoted: $($ROWS missing "$WORK/noagent/report.txt" 'Live objects')"
+if full_run "an agent the layer cannot load"; then
+  compare noagent --agent nosuchagent -- "$JAVA" -version
+  $ROWS missing "$WORK/noagent/report.txt" 'Live objects' |
+    grep -q "JVMPI (OBJECT_ALLOC - OBJECT_FREE): MISSING: the ledger is incomplete: the layer stopped the JVM (exit code 1): JVMPI layer: error: cannot find JVMPI agent 'nosuchagent'" ||
+    fail "noagent: the layer's error is not quoted: $($ROWS missing "$WORK/noagent/report.txt" 'Live objects')"
+fi
 
 # A command that is no JDK launcher: one line, nothing made.
 note "compare.sh -- ls"
@@ -199,26 +203,30 @@ expect_file_has "$WORK/help.txt" 'no report could be made\.$'
 expect_file_lacks "$WORK/help.txt" 'set -\|ROOT='
 
 # An agent that writes no CPU samples (and enables no allocation event).
-compare classtrace --agent "classtrace:file=$WORK/ct.txt" -- "$JAVA" -cp "$CLASSES" M_Known 1000
-$ROWS missing "$WORK/classtrace/report.txt" 'Hot methods' | grep -q "agent (CPU SAMPLES): MISSING: the agent 'classtrace' writes no CPU samples" ||
-  fail "classtrace: the missing CPU samples are not explained"
-$ROWS missing "$WORK/classtrace/report.txt" 'Allocation by class' | grep -q 'MISSING: the agent did not enable OBJECT_ALLOC' ||
-  fail "classtrace: the missing allocations are not explained"
-[ "$($ROWS top "$WORK/classtrace/report.txt" 'Hot methods' r)" = M_Known.spin ] || fail "classtrace: JFR's side is not shown"
-read -r cl_l cl_r <<<"$($ROWS count "$WORK/classtrace/report.txt" 'classes loaded')"
-[ "$cl_l" -ge 500 ] && [ "$cl_r" -ge 500 ] || fail "classtrace: classes loaded $cl_l / $cl_r"
+if full_run "an agent that writes no CPU samples"; then
+  compare classtrace --agent "classtrace:file=$WORK/ct.txt" -- "$JAVA" -cp "$CLASSES" M_Known 1000
+  $ROWS missing "$WORK/classtrace/report.txt" 'Hot methods' | grep -q "agent (CPU SAMPLES): MISSING: the agent 'classtrace' writes no CPU samples" ||
+    fail "classtrace: the missing CPU samples are not explained"
+  $ROWS missing "$WORK/classtrace/report.txt" 'Allocation by class' | grep -q 'MISSING: the agent did not enable OBJECT_ALLOC' ||
+    fail "classtrace: the missing allocations are not explained"
+  [ "$($ROWS top "$WORK/classtrace/report.txt" 'Hot methods' r)" = M_Known.spin ] || fail "classtrace: JFR's side is not shown"
+  read -r cl_l cl_r <<<"$($ROWS count "$WORK/classtrace/report.txt" 'classes loaded')"
+  [ "$cl_l" -ge 500 ] && [ "$cl_r" -ge 500 ] || fail "classtrace: classes loaded $cl_l / $cl_r"
+fi
 
 # The HPROF work-alike asked for no CPU samples, or for its binary format: the
 # agent's side of the hot methods is missing and the report says why; its
 # allocations are still there.
-compare nosamples --agent hprof:heap=sites -- "$JAVA" -cp "$CLASSES" M_Known 300
-$ROWS missing "$WORK/nosamples/report.txt" 'Hot methods' |
-  grep -q 'MISSING: the agent was not asked for CPU samples (add cpu=samples to its options)' ||
-  fail "nosamples: the missing CPU samples are not explained: $($ROWS missing "$WORK/nosamples/report.txt" 'Hot methods')"
-[ "$(figure nosamples 'Allocation by class' 'M_Known$Blob' l2)" = 200000 ] || fail "nosamples: the allocations are not shown"
-compare binary --agent hprof:heap=sites,cpu=samples,format=b -- "$JAVA" -cp "$CLASSES" M_Known 300
-$ROWS missing "$WORK/binary/report.txt" 'Hot methods' | grep -q "MISSING: the agent writes HPROF's binary format (format=b)" ||
-  fail "binary: the missing CPU samples are not explained: $($ROWS missing "$WORK/binary/report.txt" 'Hot methods')"
+if full_run "the work-alike without CPU samples or in its binary format"; then
+  compare nosamples --agent hprof:heap=sites -- "$JAVA" -cp "$CLASSES" M_Known 300
+  $ROWS missing "$WORK/nosamples/report.txt" 'Hot methods' |
+    grep -q 'MISSING: the agent was not asked for CPU samples (add cpu=samples to its options)' ||
+    fail "nosamples: the missing CPU samples are not explained: $($ROWS missing "$WORK/nosamples/report.txt" 'Hot methods')"
+  [ "$(figure nosamples 'Allocation by class' 'M_Known$Blob' l2)" = 200000 ] || fail "nosamples: the allocations are not shown"
+  compare binary --agent hprof:heap=sites,cpu=samples,format=b -- "$JAVA" -cp "$CLASSES" M_Known 300
+  $ROWS missing "$WORK/binary/report.txt" 'Hot methods' | grep -q "MISSING: the agent writes HPROF's binary format (format=b)" ||
+    fail "binary: the missing CPU samples are not explained: $($ROWS missing "$WORK/binary/report.txt" 'Hot methods')"
+fi
 
 # A JVM jcmd cannot attach to: the histogram's side is missing, with jcmd's
 # own words; the ledger's and JFR's are shown.
