@@ -108,9 +108,13 @@ for side in l r; do
   top=$($ROWS top "$R" 'Hot methods' $side)
   [ "$top" = M_Known.spin ] || fail "side $side ranks $top first, not M_Known.spin"
 done
+# JDK 8's JFR takes few execution samples (82 of them in one run on a
+# loaded machine): there its count need only rank spin first, as above.
 for col in l1 r1; do
   n=$(figure known 'Hot methods' M_Known.spin $col)
-  [ "$n" -ge $((SPIN_MS / 30)) ] && [ "$n" -le $((SPIN_MS / 10 + 10)) ] ||
+  low=$((SPIN_MS / 30))
+  [ "$col" = r1 ] && [ "$JDK_MAJOR" -lt 9 ] && low=1
+  [ "$n" -ge "$low" ] && [ "$n" -le $((SPIN_MS / 10 + 10)) ] ||
     fail "M_Known.spin: $n samples ($col), expected about $((SPIN_MS / 10))"
 done
 
@@ -266,7 +270,10 @@ same_glibc() {
   done
 }
 jlink=$JAVA_HOME/bin/jlink
-if [ -x "$jlink" ] && "$jlink" --add-modules java.base,jdk.jcmd --output "$WORK/nojfr-jdk" >"$WORK/jlink.log" 2>&1 &&
+if [ "$JDK_MAJOR" -lt 9 ]; then
+  # (compare.sh tells such a JDK 8, one older than 8u262, by its missing jfr.jar.)
+  note "JDK 8 has no jlink to make a JDK without JFR: that case is not run"
+elif [ -x "$jlink" ] && "$jlink" --add-modules java.base,jdk.jcmd --output "$WORK/nojfr-jdk" >"$WORK/jlink.log" 2>&1 &&
   same_glibc "$WORK/nojfr-jdk" >>"$WORK/jlink.log" 2>&1; then
   compare nojfr -- "$WORK/nojfr-jdk/bin/java" -cp "$CLASSES" M_Known 300
   expect_file_has "$WORK/nojfr/report.txt" 'JFR (allocation samples, weighted): MISSING: the JDK at .* has no JFR: its runtime image lacks the jdk.jfr module'

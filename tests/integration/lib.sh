@@ -10,10 +10,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 note() { echo "-- $*"; }
 
-# IT_SCALE: "full" (the default: the JDKs the layer is built against) or
-# "short" (tests/integration/CMakeLists.txt sets it for the JDKs of
-# build/jdks, so that CI runs every JDK within its hour): the heavy tests
-# run smaller workloads, each still doing what it checks.  scaled FULL
+# IT_SCALE: "full" (the default: the JDK the layer is built with) or
+# "short" (tests/integration/CMakeLists.txt sets it for every other JDK, so
+# that CI runs all seven within its hour): the heavy tests run smaller
+# workloads, each still doing what it checks.  scaled FULL
 # SHORT: the size for this run.
 IT_SCALE=${IT_SCALE:-full}
 case $IT_SCALE in
