@@ -93,6 +93,19 @@ typedef struct {
 } window;
 static _Thread_local window win;
 
+/* A String the VM makes while it links a native method (the method's JNI
+ * name, for ClassLoader.findNative), on the thread that calls it first:
+ * a native of the JDK's own may be linked inside a window, when the JIT
+ * has changed which of them the code calls.  Its trace's top frame is
+ * that native method (line -3). */
+static int made_linking_native(JNIEnv *env_id)
+{
+    JVMPI_CallFrame top;
+    JVMPI_CallTrace trace = {env_id, 0, &top};
+    c_pi->GetCallTrace(&trace, 1);
+    return trace.num_frames == 1 && top.lineno == -3;
+}
+
 static enum kind classify(const char *cname, jint is_array, jint size, jobjectID class_id)
 {
     if (is_array == JVMPI_NORMAL_OBJECT) {
@@ -194,6 +207,8 @@ static void on_alloc(JVMPI_Event *ev)
     if (!win.active)
         return;
     enum kind k = classify(cname, is_array, size, cid);
+    if (k == K_STRING && made_linking_native(ev->env_id))
+        k = K_OTHER;
     win.count[k]++;
     if (oid && k != K_OTHER)
         c_map_put(&win.ids, oid, k, NULL);
