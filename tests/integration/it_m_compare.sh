@@ -108,15 +108,21 @@ for side in l r; do
   top=$($ROWS top "$R" 'Hot methods' $side)
   [ "$top" = M_Known.spin ] || fail "side $side ranks $top first, not M_Known.spin"
 done
-# JDK 8's JFR takes few execution samples (82 of them in one run on a
-# loaded machine): there its count need only rank spin first, as above.
-for col in l1 r1; do
-  n=$(figure known 'Hot methods' M_Known.spin $col)
-  low=$((SPIN_MS / 30))
-  [ "$col" = r1 ] && [ "$JDK_MAJOR" -lt 9 ] && low=1
-  [ "$n" -ge "$low" ] && [ "$n" -le $((SPIN_MS / 10 + 10)) ] ||
-    fail "M_Known.spin: $n samples ($col), expected about $((SPIN_MS / 10))"
-done
+n=$(figure known 'Hot methods' M_Known.spin l1)
+[ "$n" -ge $((SPIN_MS / 30)) ] && [ "$n" -le $((SPIN_MS / 10 + 10)) ] ||
+  fail "M_Known.spin: $n samples (l1), expected about $((SPIN_MS / 10))"
+# JFR's side must be what JFR recorded: its execution samples whose top
+# frame is spin, counted here from the recording itself.  How many JFR takes
+# is JFR's own affair and varies: JDK 8's takes few (82 in one loaded run),
+# and JDK 21's took 1 of spin's 250 in one CI run, where 212 is usual.  A
+# count below a third is noted, so that a run that shows it can be read.
+jfr_tool=${JFR_TOOL:-$JAVA_HOME/bin/jfr}
+recorded=$("$jfr_tool" print --events jdk.ExecutionSample "$WORK/known/recording.jfr" |
+  awk '/stackTrace = \[/ { top = 1; next } top { if ($1 ~ /^M_Known\.spin\(/) n++; top = 0 } END { print n + 0 }')
+n=$(figure known 'Hot methods' M_Known.spin r1)
+[ "$n" = "$recorded" ] || fail "M_Known.spin: the report shows $n JFR samples where the recording has $recorded"
+[ "$n" -le $((SPIN_MS / 10 + 10)) ] || fail "M_Known.spin: $n JFR samples, more than $((SPIN_MS / 10)) can be"
+[ "$n" -ge $((SPIN_MS / 30)) ] || note "JFR itself took only $n samples of M_Known.spin in this run (about $((SPIN_MS / 10)) is usual)"
 
 # Collections: the 3 System.gc() on both sides.  The layer's windows serve
 # the collections JFR saw and the one the layer makes at VM init (for the
