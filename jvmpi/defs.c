@@ -5,7 +5,9 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "build.h"
 #include "classes.h"
+#include "deliver.h"
 #include "events.h"
 #include "gate.h"
 #include "ids.h"
@@ -168,6 +170,8 @@ void defs_method(JNIEnv *env, jmethodID method)
 
 /* ---- objects ------------------------------------------------------------------- */
 
+static void define_caller(JNIEnv *env);
+
 /* Objects whose IDs were not made by their allocation (and Class objects)
  * that the agent was told about: only they need a record. */
 typedef struct late_obj {
@@ -270,7 +274,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
     if (wanting == 0) {
         return;
     }
-    whose_define_caller(env);
+    define_caller(env);
     late_obj *o = late_get(tag);
     if (o == NULL) {
         return;
@@ -491,13 +495,84 @@ void defs_traces(JNIEnv *env, const JVMPI_CallTrace *traces, int count)
     }
 }
 
-/* ---- every event ------------------------------------------------------------------ */
+/* ---- the announce stage ---------------------------------------------------------- */
 
-void defs_before_event(JNIEnv *env, const JVMPI_Event *ev)
+/* The calling thread's THREAD_START, unless sent.  While the start-up
+ * replay runs it is the replay's to send, in HotSpot 5.0's order. */
+static void announce_self(JNIEnv *env, thread_rec *me)
 {
+    defs_wait_for_replay();
+    defs_announce_thread(env, me);
+}
+
+/* me's THREAD_START is on and not sent yet, to the target agent or any. */
+static bool self_due(const thread_rec *me)
+{
+    return me != NULL && !me->internal &&
+           (events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&me->announced)) != 0;
+}
+
+/* Whether the agent the event goes to has event_type on.  The stage reads
+ * the switches themselves: it calls only forward. */
+static bool pass_wants(const pass *p, jint event_type)
+{
+    return (atomic_load_explicit(&events_on[event_type], memory_order_relaxed) & AGENTS_BIT(p->agent)) != 0;
+}
+
+/* Before a definition is claimed whose event will carry the calling
+ * thread's env_id: the thread's own THREAD_START, which may need that
+ * definition too, comes first. */
+static void define_caller(JNIEnv *env)
+{
+    if (whose_override || whose_quiet() || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
+        return;
+    }
+    thread_rec *me = threads_self(env);
+    if (self_due(me) && !defs_sending_self(&me->announced)) {
+        announce_self(env, me);
+    }
+}
+
+/* The env_id the event carries to this agent once the calling thread's own
+ * THREAD_START, due for it, was sent.  While the thread is sending that
+ * very THREAD_START, what it needs first (its Thread object's OBJECT_ALLOC,
+ * for a thread the VM attached) cannot name the thread yet: it goes out
+ * for a thread the agent knows (as, given back by whose_as_end). */
+static JNIEnv *self_first(const pass *p, whose_as *as)
+{
+    const thread_rec *me = p->me;
+    const JVMPI_Event *ev = p->ev;
+    if (defs_sending_self(&me->announced) &&
+        !(ev->event_type == JVMPI_EVENT_THREAD_START && ev->u.thread_start.thread_env_id == me->info.env)) {
+        return whose_as_begin(as, NULL);
+    }
+    announce_self(p->env, p->me);
+    return p->env_id;
+}
+
+/* An OBJECT_ALLOC on its way to an agent tells it of the object.  Recorded
+ * where a later event could otherwise announce the object again: a
+ * request's answer, and with several agents (record_agents says which).
+ * With one agent an allocation's own OBJECT_ALLOC needs no record, and a
+ * definition records itself (defs_object). */
+static void object_told(const pass *p)
+{
+    if ((p->ev->event_type & JVMPI_REQUESTED_EVENT) != 0 || agents_count() >= 2) {
+        defs_object_sent(p->ev->u.obj_alloc.obj_id, AGENTS_BIT(p->agent));
+    }
+}
+
+/* What the event names, announced first. */
+static void before(const pass *p)
+{
+    JNIEnv *env = p->env;
+    const JVMPI_Event *ev = p->ev;
     switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
     case JVMPI_EVENT_OBJECT_ALLOC:
-        defs_class(env, ev->u.obj_alloc.class_id);
+        if (ev->u.obj_alloc.class_id != NULL && pass_wants(p, JVMPI_EVENT_CLASS_LOAD)) {
+            define_class(env, caches(), ev->u.obj_alloc.class_id);
+        }
+        object_told(p);
         break;
     case JVMPI_EVENT_CLASS_UNLOAD:
         defs_class(env, ev->u.class_unload.class_id);
@@ -538,6 +613,26 @@ void defs_before_event(JNIEnv *env, const JVMPI_Event *ev)
     }
 }
 
+void defs_pass(pass *p)
+{
+    /* What is announced here is for this agent alone (agents.h). */
+    int saved = agents_target_now;
+    agents_target_now = p->agent;
+    JNIEnv *env_id = p->env_id;
+    whose_as as = {.pushed = false};
+    if (p->me != NULL && !p->me->internal && pass_wants(p, JVMPI_EVENT_THREAD_START) &&
+        (atomic_load_explicit(&p->me->announced.sent, memory_order_acquire) & AGENTS_BIT(p->agent)) == 0) {
+        p->env_id = self_first(p, &as);
+    }
+    before(p);
+    deliver_now(p);
+    p->env_id = env_id;
+    if (as.pushed) {
+        whose_as_end(&as);
+    }
+    agents_target_now = saved;
+}
+
 void defs_reset(void)
 {
     pthread_mutex_lock(&lock);
@@ -549,45 +644,19 @@ void defs_reset(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* ---- the defining events, built here: the announce stage sends them on
- * to the delivery (events.c), never back through the event builders ---- */
-
-/* Zeroed first, as dispatch.c's events are: agents read union members
- * other than the one that was set. */
-static const JVMPI_Event event_zero;
-
-static jint event_type_of(jint event_type, bool requested)
-{
-    return requested ? (event_type | JVMPI_REQUESTED_EVENT) : event_type;
-}
+/* ---- the defining events sent into the pipeline ---- */
 
 void defs_class_load(JNIEnv *env, const class_rec *c, bool requested)
 {
-    const seam_class_info *i = c->info;
-    JVMPI_Event ev = event_zero;
-    ev.event_type = event_type_of(JVMPI_EVENT_CLASS_LOAD, requested);
-    ev.u.class_load.class_name = i->name;
-    ev.u.class_load.source_name = i->source_name;
-    ev.u.class_load.num_interfaces = i->num_interfaces;
-    ev.u.class_load.num_methods = i->num_methods;
-    ev.u.class_load.methods = requested ? (JVMPI_Method *)classes_methods(c) : i->methods;
-    ev.u.class_load.num_static_fields = i->num_statics;
-    ev.u.class_load.statics = i->statics;
-    ev.u.class_load.num_instance_fields = i->num_instances;
-    ev.u.class_load.instances = i->instances;
-    ev.u.class_load.class_id = i->id;
+    JVMPI_Event ev;
+    build_class_load(&ev, c, requested);
     events_deliver(env, &ev);
 }
 
 void defs_thread_event(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
 {
-    JVMPI_Event ev = event_zero;
-    ev.event_type = event_type_of(event_type, requested);
-    ev.u.thread_start.thread_name = t->info.name;
-    ev.u.thread_start.group_name = t->info.group_name;
-    ev.u.thread_start.parent_name = t->info.parent_name;
-    ev.u.thread_start.thread_id = t->info.id;
-    ev.u.thread_start.thread_env_id = t->info.env;
+    JVMPI_Event ev;
+    build_thread_event(&ev, event_type, t, requested);
     events_deliver(env, &ev);
 }
 
@@ -625,16 +694,11 @@ void defs_announce_thread(JNIEnv *env, thread_rec *t)
     }
 }
 
+/* Whoever made an OBJECT_ALLOC (the allocation, the replay, a request, a
+ * definition), the announce stage records it as told (before_event). */
 agents_mask defs_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
 {
-    JVMPI_Event ev = event_zero;
-    ev.event_type = event_type_of(JVMPI_EVENT_OBJECT_ALLOC, requested);
-    ev.u.obj_alloc.arena_id = 1; /* HotSpot had one arena and never said so */
-    ev.u.obj_alloc.class_id = obj->class_id;
-    ev.u.obj_alloc.is_array = obj->is_array;
-    ev.u.obj_alloc.size = obj->size > INT32_MAX ? INT32_MAX : (jint)obj->size;
-    ev.u.obj_alloc.obj_id = obj->id;
-    agents_mask sent = events_deliver(env, &ev);
-    defs_object_sent(obj->id, sent);
-    return sent;
+    JVMPI_Event ev;
+    build_object_alloc(&ev, obj, requested);
+    return events_deliver(env, &ev);
 }

@@ -28,6 +28,7 @@
 
 #include "agents.h"
 #include "events.h"
+#include "pass.h"
 #include "seam.h"
 
 /* To which agents a defining event was sent, kept in each thread and class
@@ -57,21 +58,13 @@ static inline agents_mask defs_sent_mask(const defs_once *once)
 /* Whether the calling thread is sending it now. */
 bool defs_sending_self(const defs_once *once);
 
-/* What the event names, announced first.  Called by events_deliver for
- * every event except the dumps, whose builders call the functions below
- * for what their snapshots name.  METHOD_ENTRY and METHOD_EXIT name only
- * their method, whose class gets its CLASS_LOAD first only where that is
- * on (defs_method): they come by the hundred million, so that is looked
- * at inline. */
-void defs_before_event(JNIEnv *env, const JVMPI_Event *ev);
-static inline void defs_before(JNIEnv *env, const JVMPI_Event *ev)
-{
-    if ((ev->event_type == JVMPI_EVENT_METHOD_ENTRY || ev->event_type == JVMPI_EVENT_METHOD_EXIT) &&
-        events_agents(JVMPI_EVENT_CLASS_LOAD) == 0) {
-        return;
-    }
-    defs_before_event(env, ev);
-}
+/* The pipeline's announce stage, for agent p->agent, inside its gate
+ * (gate_pass): the calling thread's own THREAD_START first when it is due
+ * for that agent, then whatever the event names that the agent was not
+ * told, then the delivery (deliver.h).  Every event passes it but the
+ * dumps, whose builders call the functions below for what their snapshots
+ * name. */
+void defs_pass(pass *p);
 
 void defs_class(JNIEnv *env, jobjectID class_id);
 void defs_method(JNIEnv *env, jmethodID method);
@@ -111,8 +104,9 @@ bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out);
 
 void defs_reset(void);
 
-/* The defining events themselves, built in this stage so that announcing
- * one goes on to the delivery and never back to the event builders. */
+/* The defining events (built by jvmpi/build.c) sent into the pipeline:
+ * the start-up replay's, RequestEvent's answers, THREAD_END, and each
+ * definition the announce stage sends. */
 struct class_rec;
 struct thread_rec;
 /* CLASS_LOAD (requested: RequestEvent's answer, methods from the record). */

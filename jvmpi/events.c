@@ -50,10 +50,7 @@ static inline bool closed_for(jint type)
     return !shutting_here && !(layer_on_delivery_thread() && (type < 0 || is_window_event(type)));
 }
 
-/* Called inside the gate: a GC window open on another thread has ended
- * (its GC_FINISH delivered, so an agent's lock held from GC_START is
- * free), and from now on other threads' events are sent to no agent. */
-static void close_for_shut_down(void)
+void events_shutting_down_here(void)
 {
     shutting_here = true;
     int open = OPEN;
@@ -303,35 +300,9 @@ static agents_mask targets(const JVMPI_Event *ev)
     return events_agents(base);
 }
 
-/* The one path to agent k: thread suspended mode kept (gate.h), what the
- * event names defined first for that agent (defs.c), then its handler. */
-static inline __attribute__((always_inline)) void deliver_one(int k, JNIEnv *env, JNIEnv *env_id, thread_rec *me,
-                                                              JVMPI_Event *ev, void (*notify)(JVMPI_Event *))
-{
-    int saved = agents_target_begin(k);
-    bool gated = gate_enter_for(ev->event_type);
-    if (ev->event_type == JVMPI_EVENT_JVM_SHUT_DOWN) {
-        close_for_shut_down();
-    }
-    whose_as as;
-    env_id = whose_for_agent(env, me, ev, env_id, &as);
-    defs_before(env, ev);
-    ev->env_id = env_id;
-    /* What the handler itself causes is no longer meant for k alone. */
-    agents_target_now = -1;
-    notify(ev);
-    agents_target_now = k;
-    if (as.pushed) {
-        whose_as_end(&as);
-    }
-    if (gated) {
-        gate_leave();
-    }
-    agents_target_end(saved);
-}
-
 /* To each agent of mask in load order, each given the event as it was
- * built (a handler may write to its copy). */
+ * built (a handler may write to its copy): the gate stage (gate.h) on to
+ * the announce stage (defs.c) on to the delivery (deliver.h). */
 static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread_rec *me, JVMPI_Event *ev)
 {
     if (env == NULL) {
@@ -342,10 +313,11 @@ static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread
     if (many) {
         built = *ev;
     }
+    pass p = {.env = env, .env_id = env_id, .me = me, .ev = ev};
     agents_mask done = 0;
     AGENTS_EACH(k, mask) {
-        void (*notify)(JVMPI_Event *) = handler_for((int)k, ev);
-        if (notify == NULL) {
+        p.notify = handler_for((int)k, ev);
+        if (p.notify == NULL) {
             continue;
         }
         if (done != 0) {
@@ -353,7 +325,8 @@ static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread
         } else if (ledger_active()) {
             ledger_event(env, me, ev);
         }
-        deliver_one((int)k, env, env_id, me, ev, notify);
+        p.agent = (int)k;
+        gate_pass(&p);
         done |= AGENTS_BIT(k);
     }
     return done;
@@ -396,7 +369,8 @@ inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *
     if (notify == NULL) {
         return events_deliver_to(~(agents_mask)0, env, ev);
     }
-    deliver_one(k, env, me->info.env, me, ev, notify);
+    pass p = {.env = env, .env_id = me->info.env, .me = me, .ev = ev, .agent = k, .notify = notify};
+    gate_pass(&p);
     return mask;
 }
 

@@ -74,6 +74,11 @@ void events_deliver_as(JNIEnv *env_id, JVMPI_Event *ev);
  * JVM_SHUT_DOWN on, only the thread that delivers it gets events, until
  * this is called. */
 void events_shutdown(void);
+/* Called inside the gate by the delivery of JVM_SHUT_DOWN (jvmpi/deliver.h):
+ * a GC window open on another thread has ended (its GC_FINISH delivered,
+ * so an agent's lock held from GC_START is free), and from now on other
+ * threads' events are sent to no agent. */
+void events_shutting_down_here(void);
 /* Whether no event may reach an agent from the calling thread. */
 bool events_is_shut_down(void);
 

@@ -23,7 +23,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "defs.h"
 #include "jvmpi.h"
+#include "pass.h"
 #include "presence.h"
 #include "tls.h"
 
@@ -132,6 +134,18 @@ static inline bool gate_enter_for(jint event_type)
     }
     gate_enter();
     return true;
+}
+
+/* The gate stage of the pipeline, for one agent: the announce stage and
+ * the delivery run inside it, so that no window opens between what is
+ * announced first and the event that needed it. */
+static inline __attribute__((always_inline)) void gate_pass(pass *p)
+{
+    bool gated = gate_enter_for(p->ev->event_type);
+    defs_pass(p);
+    if (gated) {
+        gate_leave();
+    }
 }
 
 /* Whether the calling thread is inside a delivery (a handler is running). */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agents.h"
+#include "build.h"
 #include "classes.h"
 #include "deadline.h"
 #include "defs.h"
@@ -29,7 +30,7 @@
 #include "tls.h"
 #include "whose.h"
 
-static _Atomic int phase = LAYER_ONLOAD;
+_Atomic int layer_phase_now = LAYER_ONLOAD;
 
 /* Class unloads come from ObjectFree, where neither JNI nor the agent may
  * run; the layer's delivery thread sends them. */
@@ -47,8 +48,6 @@ static bool replay_done;   /* the start-up replay has announced every thread */
 static pthread_t replay_thread;
 static void wake_delivery(void);
 
-layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&phase); }
-bool layer_is_live(void) { return atomic_load(&phase) == LAYER_LIVE; }
 
 /* ---- loading ------------------------------------------------------------ */
 
@@ -215,7 +214,7 @@ static void replay_objects(JNIEnv *env)
 void layer_vm_init(JNIEnv *env)
 {
     replay_thread = pthread_self();
-    atomic_store(&phase, LAYER_LIVE);
+    atomic_store(&layer_phase_now, LAYER_LIVE);
     bool objects = events_enabled(JVMPI_EVENT_OBJECT_ALLOC);
     if (objects || events_enabled(JVMPI_EVENT_CLASS_LOAD) || events_enabled(JVMPI_EVENT_CLASS_UNLOAD)) {
         seam_define_loaded_classes(env);
@@ -287,7 +286,7 @@ void layer_wait_for_replay(void)
 
 void layer_stop(void)
 {
-    atomic_store(&phase, LAYER_DEAD);
+    atomic_store(&layer_phase_now, LAYER_DEAD);
     events_shutdown();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = true;
@@ -607,12 +606,14 @@ void layer_delivery_main(JNIEnv *env)
 
 bool layer_object_alloc(JNIEnv *env, const seam_object_info *obj)
 {
-    if (!layer_is_live() || !events_enabled(JVMPI_EVENT_OBJECT_ALLOC)) {
+    if (!layer_is_live()) {
         return false;
     }
     /* OBJECT_ALLOC may go off while this one is on its way: then no agent
      * was told, and the object must not count as announced. */
-    return defs_object_alloc(env, obj, false) != 0;
+    JVMPI_Event ev;
+    build_object_alloc(&ev, obj, false);
+    return events_deliver(env, &ev) != 0;
 }
 
 void layer_object_freed(int64_t tag) { gc_object_freed(tag); }
@@ -705,7 +706,7 @@ void layer_reset(void)
     options_read = false;
     xrun_agent = false;
     loader_xrun_forget();
-    atomic_store(&phase, LAYER_ONLOAD);
+    atomic_store(&layer_phase_now, LAYER_ONLOAD);
     events_reset();
     classes_reset();
     threads_reset();

@@ -5,6 +5,7 @@
 #ifndef JVMPI_LAYER_H_
 #define JVMPI_LAYER_H_
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "seam.h"
@@ -15,8 +16,10 @@ typedef enum {
     LAYER_DEAD       /* VM death or ProfilerExit: nothing more is sent */
 } layer_phase_t;
 
-layer_phase_t layer_phase(void);
-bool layer_is_live(void);
+/* Read inline: every event's thread stage asks whether the VM is live. */
+extern _Atomic int layer_phase_now;
+static inline layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&layer_phase_now); }
+static inline bool layer_is_live(void) { return atomic_load(&layer_phase_now) == LAYER_LIVE; }
 
 /* Makes sure every loaded class has an ID and a record (CLASS_UNLOAD needs
  * the tags even when CLASS_LOAD is off).  Live phase only. */

@@ -1,5 +1,6 @@
 #include "whose.h"
 
+#include "defs.h"
 #include "seam.h"
 
 TLS_FAST int whose_quiet_depth;
@@ -21,7 +22,7 @@ static bool is_method_event(jint type)
     return type == JVMPI_EVENT_METHOD_ENTRY || type == JVMPI_EVENT_METHOD_ENTRY2 || type == JVMPI_EVENT_METHOD_EXIT;
 }
 
-void whose_as_begin(whose_as *saved, JNIEnv *env_id)
+JNIEnv *whose_as_begin(whose_as *saved, JNIEnv *env_id)
 {
     saved->pushed = true;
     saved->set = whose_override;
@@ -33,6 +34,7 @@ void whose_as_begin(whose_as *saved, JNIEnv *env_id)
     }
     override_env = env_id;
     whose_override = true;
+    return env_id;
 }
 
 void whose_as_end(const whose_as *saved)
@@ -70,7 +72,9 @@ bool whose_decide(JNIEnv *env, jint event_type, whose *out)
         out->env_id = override_env;
         return true;
     }
-    if (!layer_is_live()) {
+    /* The phase read as the shared state it is, rather than asked of the
+     * layer, where the event came from: the stages call only forward. */
+    if (atomic_load(&layer_phase_now) != LAYER_LIVE) {
         /* CLASS_LOAD_HOOK before VM init: no thread is known yet, as on JDK 5.0. */
         out->env_id = env;
         return true;
@@ -93,35 +97,12 @@ bool whose_decide(JNIEnv *env, jint event_type, whose *out)
         if (events_enabled(JVMPI_EVENT_THREAD_START)) {
             defs_wait_for_replay();
         }
-        whose_as_begin(&out->as, NULL);
-        out->env_id = override_env;
+        out->env_id = whose_as_begin(&out->as, NULL);
         return true;
     }
     out->me = me;
     out->env_id = me->info.env;
     return true;
-}
-
-/* The calling thread's THREAD_START, unless sent.  While the start-up
- * replay runs it is the replay's to send, in HotSpot 5.0's order. */
-static void announce_self(JNIEnv *env, thread_rec *me)
-{
-    defs_wait_for_replay();
-    defs_announce_thread(env, me);
-}
-
-JNIEnv *whose_self_first(JNIEnv *env, thread_rec *me, const JVMPI_Event *ev, JNIEnv *env_id, whose_as *as)
-{
-    if (defs_sending_self(&me->announced) &&
-        !(ev->event_type == JVMPI_EVENT_THREAD_START && ev->u.thread_start.thread_env_id == me->info.env)) {
-        /* What the thread's own THREAD_START needs first (its Thread
-         * object's OBJECT_ALLOC, for a thread the VM attached) cannot name
-         * the thread yet: it goes out for a thread the agent knows. */
-        whose_as_begin(as, NULL);
-        return override_env;
-    }
-    announce_self(env, me);
-    return env_id;
 }
 
 JNIEnv *whose_env_id(JNIEnv *env)
@@ -137,17 +118,6 @@ JNIEnv *whose_known_env(JNIEnv *env)
 {
     thread_rec *t = threads_self(env);
     return t != NULL ? t->info.env : env;
-}
-
-void whose_define_caller(JNIEnv *env)
-{
-    if (whose_override || whose_quiet_depth > 0 || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
-        return;
-    }
-    thread_rec *me = threads_self(env);
-    if (whose_start_due(me) && !defs_sending_self(&me->announced)) {
-        announce_self(env, me);
-    }
 }
 
 void whose_quiet_begin(void) { whose_quiet_depth++; }

@@ -7,28 +7,21 @@
  * identity lives here: a thread the layer learns of late (adopted), one
  * still in its Thread constructor (unborn), the VM's hidden threads and
  * the layer's own (a stand-in: a thread the agent knows), the layer's own
- * thread delivering for another (an override, whose_as_begin), quiet
- * regions, and the calling thread's own THREAD_START, due before its
- * first event reaches an agent (whose_for_agent).
+ * thread delivering for another (an override, whose_as_begin) and quiet
+ * regions.  The calling thread's own THREAD_START, due before its first
+ * event reaches an agent, is an announcement: the announce stage sends it
+ * (jvmpi/defs.c).
  */
 #ifndef JVMPI_WHOSE_H_
 #define JVMPI_WHOSE_H_
 
 #include <stdbool.h>
 
-#include "defs.h"
 #include "events.h"
 #include "layer.h"
+#include "pass.h"
 #include "threads.h"
 #include "tls.h"
-
-/* What an override or a stand-in replaced, given back by whose_as_end. */
-typedef struct whose_as {
-    bool pushed; /* whose_as_begin was called: whose_as_end is due */
-    bool set;
-    JNIEnv *env;
-    thread_rec *held;
-} whose_as;
 
 /* One event's thread. */
 typedef struct whose {
@@ -47,8 +40,9 @@ static inline void whose_done(const whose *w);
 
 /* Until whose_as_end, the calling thread's events carry env_id, or with
  * env_id NULL that of a thread the agent knows (threads_stand_in): for
- * what the layer's own thread delivers (GC windows, unloads). */
-void whose_as_begin(whose_as *saved, JNIEnv *env_id);
+ * what the layer's own thread delivers (GC windows, unloads).  Returns
+ * the env_id they carry. */
+JNIEnv *whose_as_begin(whose_as *saved, JNIEnv *env_id);
 void whose_as_end(const whose_as *saved);
 
 /* The env_id the calling thread's events carry now; NULL for a thread the
@@ -60,12 +54,6 @@ JNIEnv *whose_env_id(JNIEnv *env);
  * (found once through the thread's ID, then cached); env itself for a
  * thread the layer does not know. */
 JNIEnv *whose_known_env(JNIEnv *env);
-
-/* The calling thread's THREAD_START, if it is due: before a definition is
- * claimed whose event will carry the thread's env_id (jvmpi/defs.c), so
- * that the thread's own THREAD_START, which may need that definition too,
- * comes first. */
-void whose_define_caller(JNIEnv *env);
 
 /* Around code the layer runs for its own reasons on a thread (a call into
  * Java for the heap's size): nothing it does reaches the agent. */
@@ -96,27 +84,6 @@ static inline void whose_done(const whose *w)
     if (w->as.pushed) {
         whose_as_end(&w->as);
     }
-}
-
-/* me's THREAD_START is on and not sent yet, to the target agent or any. */
-static inline __attribute__((always_inline)) bool whose_start_due(const thread_rec *me)
-{
-    return me != NULL && !me->internal && (events_agents(JVMPI_EVENT_THREAD_START) & ~defs_sent_mask(&me->announced)) != 0;
-}
-
-JNIEnv *whose_self_first(JNIEnv *env, thread_rec *me, const JVMPI_Event *ev, JNIEnv *env_id, whose_as *as);
-
-/* For one agent, inside its gate: the env_id ev carries for it.  The
- * calling thread's own THREAD_START goes first when it is due for that
- * agent; while the thread is sending that very THREAD_START, what it needs
- * first goes out for a thread the agent knows (as, given back by
- * whose_as_end when as->pushed). */
-static inline __attribute__((always_inline)) JNIEnv *whose_for_agent(JNIEnv *env, thread_rec *me,
-                                                                    const JVMPI_Event *ev, JNIEnv *env_id,
-                                                                    whose_as *as)
-{
-    as->pushed = false;
-    return whose_start_due(me) ? whose_self_first(env, me, ev, env_id, as) : env_id;
 }
 
 #endif

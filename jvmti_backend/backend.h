@@ -161,15 +161,18 @@ void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
 typedef struct bk_classcache_key {
     uintptr_t mirror;       /* 0: the cache cannot be used for this lookup */
     unsigned long interval; /* pauses started when the address was read */
+    tls_caches *tc;         /* the caches it was looked up in */
 } bk_classcache_key;
 /* At VM init: turns the cache on where the VM and collector allow it. */
 void bk_classcache_vm_init(JNIEnv *env, bool allowed);
 /* What vm_init decided; the unit tests call it themselves. */
 void bk_classcache_set_enabled(bool on);
 void bk_classcache_vm_death(void);
-/* klass: a local reference (the cache reads its slot).  True with
- * *class_tag set on a hit; on a miss, *key says where to put the answer. */
-bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag);
+/* klass: a local reference (the cache reads its slot); tc: the calling
+ * thread's caches (tls_caches_get), taken once by the allocation's
+ * callback.  True with *class_tag set on a hit; on a miss, *key says where
+ * to put the answer. */
+bool bk_classcache_find(tls_caches *tc, jclass klass, bk_classcache_key *key, jlong *class_tag);
 void bk_classcache_put(const bk_classcache_key *key, jlong class_tag);
 
 /* heap.c */

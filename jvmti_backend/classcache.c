@@ -48,14 +48,10 @@ static unsigned slot_of(uintptr_t mirror)
     return (unsigned)(((uint64_t)mirror * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % TLS_CLASS_SLOTS;
 }
 
-bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag)
+bool bk_classcache_find(tls_caches *tc, jclass klass, bk_classcache_key *key, jlong *class_tag)
 {
     key->mirror = 0;
-    if (!atomic_load_explicit(&enabled, memory_order_relaxed)) {
-        return false;
-    }
-    tls_caches *tc = tls_caches_get();
-    if (tc == NULL) {
+    if (!atomic_load_explicit(&enabled, memory_order_relaxed) || tc == NULL) {
         return false;
     }
     /* A sequence lock over the pauses: the address read is valid for
@@ -70,6 +66,7 @@ bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag)
     }
     key->mirror = mirror;
     key->interval = started;
+    key->tc = tc;
     unsigned s = slot_of(mirror);
     if (tc->classes[s].mirror != mirror || tc->classes[s].interval != started) {
         atomic_fetch_add_explicit(&misses, 1, memory_order_relaxed);
@@ -97,8 +94,8 @@ bool bk_classcache_find(jclass klass, bk_classcache_key *key, jlong *class_tag)
 
 void bk_classcache_put(const bk_classcache_key *key, jlong class_tag)
 {
-    tls_caches *tc;
-    if (key->mirror == 0 || (tc = tls_caches_get()) == NULL) {
+    tls_caches *tc = key->tc;
+    if (key->mirror == 0 || tc == NULL) {
         return;
     }
     unsigned s = slot_of(key->mirror);

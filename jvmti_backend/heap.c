@@ -278,11 +278,11 @@ static bool describe_class(JNIEnv *env, jclass klass, seam_object_info *out)
 
 /* The tag of an allocated object's class: from the thread's class cache
  * when it has it (no JVM TI call), else from JVM TI, then cached. */
-static jlong allocated_class_tag(JNIEnv *env, jclass klass)
+static jlong allocated_class_tag(JNIEnv *env, tls_caches *tc, jclass klass)
 {
     bk_classcache_key key;
     jlong class_tag = 0;
-    if (!bk_classcache_find(klass, &key, &class_tag)) {
+    if (!bk_classcache_find(tc, klass, &key, &class_tag)) {
         class_tag = class_tag_of(env, klass);
         if (class_tag != 0) {
             bk_classcache_put(&key, class_tag);
@@ -291,15 +291,14 @@ static jlong allocated_class_tag(JNIEnv *env, jclass klass)
     return class_tag;
 }
 
-jlong bk_class_tag(JNIEnv *env, jclass klass) { return allocated_class_tag(env, klass); }
+jlong bk_class_tag(JNIEnv *env, jclass klass) { return allocated_class_tag(env, tls_caches_get(), klass); }
 
 jlong bk_class_class_tag(void) { return class_class_tag; }
 
 jobjectID seam_class_class_id(void) { return class_class_tag != 0 ? seam_id_from_tag(class_class_tag) : NULL; }
 
-static void remember_recent(const seam_object_info *info)
+static void remember_recent(tls_caches *tc, const seam_object_info *info)
 {
-    tls_caches *tc = tls_caches_get();
     if (tc != NULL) {
         unsigned i = tc->recent_next++ % TLS_RECENT_OBJECTS;
         tc->recent[i].info = *info;
@@ -331,15 +330,16 @@ void JNICALL bk_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
     BEGIN_CALLBACK();
     seam_object_info info;
     jlong class_tag;
+    tls_caches *tc = tls_caches_get();
     /* A new Class object becomes a class ID when its class is prepared, and
      * its OBJECT_ALLOC comes with its CLASS_LOAD (jvmpi/defs.c). */
-    if (!alloc_quiet && (class_tag = allocated_class_tag(env, klass)) != class_class_tag &&
+    if (!alloc_quiet && (class_tag = allocated_class_tag(env, tc, klass)) != class_class_tag &&
         describe_tagged_class(env, class_tag, klass, &info)) {
         jlong tag = ids_next_object(size, class_tag);
         if (JVMTI_OK(JVMTI_CALL(bk.jvmti, SetTag, object, tag))) {
             info.id = seam_id_from_tag(tag);
             info.size = size;
-            remember_recent(&info);
+            remember_recent(tc, &info);
             if (!layer_object_alloc(env, &info)) {
                 /* Made before VM init, or while OBJECT_ALLOC went off: the
                  * replay reaches it, or an event that names it announces it

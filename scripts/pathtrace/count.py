@@ -6,7 +6,7 @@
 
 CALLS_FILE is what scripts/pathtrace/recorder.c wrote: the library, then for
 each recorded allocation its calls ("DEPTH OFFSET", in order).  The first
-allocation whose path enters FN (default deliver_one, the function that
+allocation whose path enters FN (default deliver_now, the function that
 calls the agent's NotifyEvent) is counted, or with --longest the longest
 of them (one that announces something first, as a rule).  What the agent's
 handler calls in the layer (GetEnv, JVMPI functions) is left out: that is
@@ -80,7 +80,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('calls')
     ap.add_argument('--source', default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    ap.add_argument('--handler-caller', default='deliver_one')
+    ap.add_argument('--handler-caller', default='deliver_now')
     ap.add_argument('--max-reentries', type=int)
     ap.add_argument('--max-climbs', type=int)
     ap.add_argument('--longest', action='store_true',

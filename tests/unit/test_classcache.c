@@ -83,7 +83,7 @@ static jlong lookup(klass *k, bool *hit)
 {
     bk_classcache_key key;
     jlong tag = 0;
-    *hit = bk_classcache_find(ref(k), &key, &tag);
+    *hit = bk_classcache_find(tls_caches_get(), ref(k), &key, &tag);
     if (!*hit) {
         fake_get_tag(NULL, (jobject)ref(k), &tag);
         bk_classcache_put(&key, tag);
@@ -150,7 +150,7 @@ START_TEST(test_nothing_during_a_pause)
     pause_start();
     bk_classcache_key key;
     jlong tag = 0;
-    ck_assert(!bk_classcache_find(ref(&a), &key, &tag));
+    ck_assert(!bk_classcache_find(tls_caches_get(), ref(&a), &key, &tag));
     ck_assert_int_eq(key.mirror, 0);
     bk_classcache_put(&key, 0x7777); /* ignored */
     pause_finish();
@@ -168,7 +168,7 @@ START_TEST(test_off_answers_nothing)
     bk_classcache_set_enabled(false);
     bk_classcache_key key;
     jlong tag = 0;
-    ck_assert(!bk_classcache_find(ref(&a), &key, &tag));
+    ck_assert(!bk_classcache_find(tls_caches_get(), ref(&a), &key, &tag));
     ck_assert_int_eq(key.mirror, 0);
 }
 END_TEST
@@ -199,7 +199,7 @@ START_TEST(test_sampled_check_turns_a_wrong_cache_off)
     ck_assert_msg(!hit, "a hit that JVM TI contradicted was used");
     bk_classcache_key key;
     jlong tag = 0;
-    ck_assert(!bk_classcache_find(ref(&a), &key, &tag));
+    ck_assert(!bk_classcache_find(tls_caches_get(), ref(&a), &key, &tag));
     ck_assert_int_eq(key.mirror, 0);
 }
 END_TEST

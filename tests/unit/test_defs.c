@@ -17,6 +17,7 @@
 #include "gc.h"
 #include "interface.h"
 #include "layer.h"
+#include "threads.h"
 
 static char env_tokens[4];
 #define ENV_MAIN ((JNIEnv *)(void *)&env_tokens[0])
@@ -353,12 +354,82 @@ START_TEST(test_late_object_announced_once)
 }
 END_TEST
 
+static seam_object_info late_thread_objects[2];
+
+/* A thread of its own: the layer knows each thread by the OS thread that
+ * sends its events. */
+static void *allocate_on_late_thread(void *arg)
+{
+    for (int i = 0; i < 2; i++) {
+        ck_assert(layer_object_alloc(ENV_JIT, &late_thread_objects[i]));
+    }
+    (void)arg;
+    return NULL;
+}
+
+/* The announce stage, for the calling thread itself: a thread the agent
+ * was not told about gets its THREAD_START right before its own first
+ * event, once, and that event carries the thread's own env_id. */
+START_TEST(test_own_thread_start_before_its_first_event)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_THREAD_START);
+    go_live();
+    jobjectID thread = seam_id_from_tag(ids_next_object(96, 0));
+    threads_release(fake_unannounced_thread(ENV_JIT, thread, "late"));
+    for (int i = 0; i < 2; i++) {
+        late_thread_objects[i] =
+            (seam_object_info){seam_id_from_tag(ids_next_object(24, 0)), string_class, JVMPI_NORMAL_OBJECT, 24};
+    }
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, allocate_on_late_thread, NULL), 0);
+    pthread_join(th, NULL);
+    int start = find(JVMPI_EVENT_THREAD_START, thread);
+    ck_assert_int_ge(start, 0);
+    for (int i = 0; i < 2; i++) {
+        int alloc = find(JVMPI_EVENT_OBJECT_ALLOC, late_thread_objects[i].id);
+        ck_assert_int_gt(alloc, start);
+        ck_assert_ptr_eq(recs[alloc].env_id, ENV_JIT);
+    }
+    int starts = 0;
+    for (int i = 0; i < nrec(); i++) {
+        starts += recs[i].type == JVMPI_EVENT_THREAD_START;
+    }
+    ck_assert_int_eq(starts, 1);
+}
+END_TEST
+
+/* An object the agent asked about (RequestEvent(OBJECT_ALLOC)) is one it
+ * was told of: an event that names it later sends no OBJECT_ALLOC again. */
+START_TEST(test_requested_object_not_announced_again)
+{
+    enable(JVMPI_EVENT_OBJECT_ALLOC);
+    enable(JVMPI_EVENT_METHOD_ENTRY2);
+    go_live();
+    jobjectID late = seam_id_from_tag(ids_next_unannounced_object(40, 0));
+    fake.objects[0] = (seam_object_info){late, string_class, JVMPI_NORMAL_OBJECT, 40};
+    fake.object_count = 1;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_ALLOC, late), JVMPI_SUCCESS);
+    layer_method_entry(ENV_MAIN, (jmethodID)(uintptr_t)0x1000, late);
+    int allocs = 0;
+    for (int i = 0; i < nrec(); i++) {
+        allocs += (recs[i].type & ~JVMPI_REQUESTED_EVENT) == JVMPI_EVENT_OBJECT_ALLOC && recs[i].id == late;
+    }
+    ck_assert_int_eq(allocs, 1);
+    ck_assert_int_eq(recs[find(JVMPI_EVENT_OBJECT_ALLOC | JVMPI_REQUESTED_EVENT, late)].type,
+                     JVMPI_EVENT_OBJECT_ALLOC | JVMPI_REQUESTED_EVENT);
+    ck_assert_int_gt(find(JVMPI_EVENT_METHOD_ENTRY2, late), 0);
+}
+END_TEST
+
 static Suite *defs_suite(void)
 {
     Suite *s = suite_create("defs");
     TCase *tc = tcase_create("defs");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_request_object_alloc_of_a_class);
+    tcase_add_test(tc, test_own_thread_start_before_its_first_event);
+    tcase_add_test(tc, test_requested_object_not_announced_again);
     tcase_add_test(tc, test_replayed_class_class_names_no_class);
     tcase_add_test(tc, test_dumped_array_names_its_element_class);
     tcase_add_test(tc, test_request_object_alloc_without_a_scan);
