@@ -613,15 +613,14 @@ static void before(const pass *p)
     }
 }
 
-void defs_pass(pass *p)
+void defs_pass_announcing(pass *p, bool self_due)
 {
     /* What is announced here is for this agent alone (agents.h). */
     int saved = agents_target_now;
     agents_target_now = p->agent;
     JNIEnv *env_id = p->env_id;
     whose_as as = {.pushed = false};
-    if (p->me != NULL && !p->me->internal && pass_wants(p, JVMPI_EVENT_THREAD_START) &&
-        (atomic_load_explicit(&p->me->announced.sent, memory_order_acquire) & AGENTS_BIT(p->agent)) == 0) {
+    if (self_due) {
         p->env_id = self_first(p, &as);
     }
     before(p);

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 
 #include "agents.h"
+#include "deliver.h"
 #include "events.h"
 #include "pass.h"
 #include "seam.h"
@@ -63,8 +64,27 @@ bool defs_sending_self(const defs_once *once);
  * for that agent, then whatever the event names that the agent was not
  * told, then the delivery (deliver.h).  Every event passes it but the
  * dumps, whose builders call the functions below for what their snapshots
- * name. */
-void defs_pass(pass *p);
+ * name.  Inline: METHOD_ENTRY and METHOD_EXIT come by the hundred million
+ * and, with CLASS_LOAD off, name nothing to announce. */
+void defs_pass_announcing(pass *p, bool self_due);
+static inline __attribute__((always_inline)) void defs_pass(pass *p)
+{
+    agents_mask k = AGENTS_BIT(p->agent);
+    bool self_due = p->me_told != NULL &&
+                    (atomic_load_explicit(&events_on[JVMPI_EVENT_THREAD_START], memory_order_relaxed) & k) != 0 &&
+                    (defs_sent_mask(p->me_told) & k) == 0;
+    jint type = p->ev->event_type;
+    if (self_due || (type != JVMPI_EVENT_METHOD_ENTRY && type != JVMPI_EVENT_METHOD_EXIT) ||
+        (atomic_load_explicit(&events_on[JVMPI_EVENT_CLASS_LOAD], memory_order_relaxed) & k) != 0) {
+        defs_pass_announcing(p, self_due);
+        return;
+    }
+    /* What is announced here is for this agent alone (agents.h). */
+    int saved = agents_target_now;
+    agents_target_now = p->agent;
+    deliver_now(p);
+    agents_target_now = saved;
+}
 
 void defs_class(JNIEnv *env, jobjectID class_id);
 void defs_method(JNIEnv *env, jmethodID method);

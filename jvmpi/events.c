@@ -314,6 +314,7 @@ static agents_mask deliver(agents_mask mask, JNIEnv *env, JNIEnv *env_id, thread
         built = *ev;
     }
     pass p = {.env = env, .env_id = env_id, .me = me, .ev = ev};
+    p.me_told = me != NULL && !me->internal ? &me->announced : NULL;
     agents_mask done = 0;
     AGENTS_EACH(k, mask) {
         p.notify = handler_for((int)k, ev);
@@ -369,7 +370,7 @@ inline __attribute__((always_inline)) agents_mask events_deliver_method(JNIEnv *
     if (notify == NULL) {
         return events_deliver_to(~(agents_mask)0, env, ev);
     }
-    pass p = {.env = env, .env_id = me->info.env, .me = me, .ev = ev, .agent = k, .notify = notify};
+    pass p = {.env = env, .env_id = me->info.env, .me = me, .me_told = &me->announced, .ev = ev, .agent = k, .notify = notify};
     gate_pass(&p);
     return mask;
 }

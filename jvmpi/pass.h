@@ -18,6 +18,7 @@
 #include "jvmpi.h"
 
 struct thread_rec;
+struct defs_once;
 
 /* What an override or a stand-in replaced, given back by whose_as_end. */
 typedef struct whose_as {
@@ -31,6 +32,9 @@ typedef struct pass {
     JNIEnv *env;                  /* the calling thread's JNIEnv * (NULL outside the VM) */
     JNIEnv *env_id;               /* what the event carries: the thread stage's answer */
     struct thread_rec *me;        /* the calling thread's record when the event is its own */
+    /* me's THREAD_START record, NULL for the layer's own thread or none:
+     * the announce stage tests it inline (defs_pass) */
+    const struct defs_once *me_told;
     JVMPI_Event *ev;
     int agent;                    /* the agent it goes to now */
     void (*notify)(JVMPI_Event *); /* that agent's NotifyEvent */
