@@ -93,17 +93,30 @@ typedef struct {
 } window;
 static _Thread_local window win;
 
-/* A String the VM makes while it links a native method (the method's JNI
- * name, for ClassLoader.findNative), on the thread that calls it first:
- * a native of the JDK's own may be linked inside a window, when the JIT
- * has changed which of them the code calls.  Its trace's top frame is
- * that native method (line -3). */
-static int made_linking_native(JNIEnv *env_id)
+/* A String the JDK makes on the program's thread inside a window: linking
+ * a native method makes its JNI name, and ClassLoader.findNative runs Java
+ * code of the JDK's own, when the JIT has changed which of the JDK's
+ * natives the code calls first.  The window's own Strings are made by
+ * C_Alloc.strings; such a String's trace tops in the JDK's code, or in the
+ * native method itself (line -3).  A trace that cannot be placed counts as
+ * the program's, so that the check stays strict. */
+static int made_by_the_jdk(JNIEnv *env_id)
 {
     JVMPI_CallFrame top;
     JVMPI_CallTrace trace = {env_id, 0, &top};
     c_pi->GetCallTrace(&trace, 1);
-    return trace.num_frames == 1 && top.lineno == -3;
+    if (trace.num_frames != 1) {
+        return 0;
+    }
+    if (top.lineno == -3) {
+        return 1;
+    }
+    jobjectID cid = c_pi->GetMethodClass(top.method_id);
+    pthread_mutex_lock(&lk);
+    const char *cname = cid ? c_classes_name(&classes, cid) : NULL;
+    int jdk = cname != NULL && !c_streq(cname, "C_Alloc");
+    pthread_mutex_unlock(&lk);
+    return jdk;
 }
 
 static enum kind classify(const char *cname, jint is_array, jint size, jobjectID class_id)
@@ -207,7 +220,7 @@ static void on_alloc(JVMPI_Event *ev)
     if (!win.active)
         return;
     enum kind k = classify(cname, is_array, size, cid);
-    if (k == K_STRING && made_linking_native(ev->env_id))
+    if (k == K_STRING && made_by_the_jdk(ev->env_id))
         k = K_OTHER;
     win.count[k]++;
     if (oid && k != K_OTHER)
