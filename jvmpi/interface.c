@@ -33,6 +33,13 @@ static bool require_live(const char *fn)
     case LAYER_LIVE:
         return true;
     case LAYER_ONLOAD:
+        if (layer_vm_dying()) {
+            /* A signal stopped the VM while it started: JVM_SHUT_DOWN comes
+             * without JVM_INIT_DONE, and an agent that collects or dumps
+             * there (HPROF calls RunGC) did nothing wrong. */
+            LOG_DEBUG("%s: the VM is ending before it finished starting; ignored", fn);
+            return false;
+        }
         LOG_ERROR("%s: called before the VM finished starting (wait for JVM_INIT_DONE)", fn);
         return false;
     case LAYER_DEAD:

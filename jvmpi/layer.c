@@ -31,6 +31,9 @@
 #include "whose.h"
 
 _Atomic int layer_phase_now = LAYER_ONLOAD;
+static _Atomic bool vm_dying;
+
+bool layer_vm_dying(void) { return atomic_load(&vm_dying); }
 
 /* Class unloads come from ObjectFree, where neither JNI nor the agent may
  * run; the layer's delivery thread sends them. */
@@ -322,6 +325,7 @@ void layer_vm_death(JNIEnv *env)
     if (layer_phase() == LAYER_DEAD) {
         return;
     }
+    atomic_store(&vm_dying, true);
     if (log_level >= LOG_LEVEL_INFO) {
         idrec_stats st;
         idrec_get_stats(&st);
@@ -707,6 +711,7 @@ void layer_reset(void)
     xrun_agent = false;
     loader_xrun_forget();
     atomic_store(&layer_phase_now, LAYER_ONLOAD);
+    atomic_store(&vm_dying, false);
     events_reset();
     classes_reset();
     threads_reset();

@@ -20,6 +20,9 @@ typedef enum {
 extern _Atomic int layer_phase_now;
 static inline layer_phase_t layer_phase(void) { return (layer_phase_t)atomic_load(&layer_phase_now); }
 static inline bool layer_is_live(void) { return atomic_load(&layer_phase_now) == LAYER_LIVE; }
+/* Whether VM death has begun (its JVM_SHUT_DOWN may be on its way): a VM
+ * stopped by a signal while it starts dies without ever being live. */
+bool layer_vm_dying(void);
 
 /* Makes sure every loaded class has an ID and a record (CLASS_UNLOAD needs
  * the tags even when CLASS_LOAD is off).  Live phase only. */

@@ -1723,6 +1723,26 @@ END_TEST
 
 /* ------------------------------------------------------------------------ */
 
+static void run_gc_at_shutdown(void) { pi->RunGC(); }
+
+/* A signal may stop the VM while it starts: JVM_SHUT_DOWN then comes with
+ * no JVM_INIT_DONE before it.  HPROF collects there (RunGC), as the JVMPI
+ * specification lets it: no error line, no collection. */
+START_TEST(test_shut_down_before_init_done_is_quiet)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
+    at_shutdown = run_gc_at_shutdown;
+    stderr_capture c;
+    stderr_capture_begin(&c);
+    layer_vm_death(ENV_MAIN);
+    stderr_capture_end(&c);
+    ck_assert_int_eq(nev(), 1);
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+    ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: "), 0);
+    ck_assert_int_eq(fake.gc_calls, 0);
+}
+END_TEST
+
 static Suite *interface_suite(void)
 {
     Suite *s = suite_create("interface");
@@ -1778,6 +1798,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_hook_left_alone);
     tcase_add_test(tc, test_hook_in_place);
     tcase_add_test(tc, test_hook_disabled);
+    tcase_add_test(tc, test_shut_down_before_init_done_is_quiet);
     suite_add_tcase(s, tc);
 
     return s;
