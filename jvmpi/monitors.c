@@ -18,7 +18,11 @@
 typedef struct {
     jobjectID object;
     int blocked;        /* threads between their contended enter and entered */
-    JNIEnv *owes_exit;  /* the env_id of the thread that will leave with waiters queued */
+    /* The env_id of the thread that will leave with waiters queued.  Never
+     * a thread the agent does not know (whose_env_id NULL): HotSpot lets a
+     * thread past its ThreadEnd take its own Thread object's monitor to
+     * wake the threads joining it, and no event may name it then. */
+    JNIEnv *owes_exit;
     /* The thread that owed the exit is ending and sending it itself: the
      * next CONTENDED_ENTERED must wait for it. */
     bool exit_in_flight;
@@ -83,25 +87,13 @@ static void drop_if_idle(mon_state *m)
     }
 }
 
-/* The JNIEnv * the agent knows the thread with this ID by; NULL if none. */
-static JNIEnv *env_of_thread(jobjectID thread_id)
-{
-    thread_rec *t = threads_acquire_by_id(thread_id);
-    if (t == NULL) {
-        return NULL;
-    }
-    JNIEnv *env = t->internal ? NULL : t->info.env;
-    threads_release(t);
-    return env;
-}
-
 void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id)
 {
     if (!layer_is_live() || obj_id == NULL) {
         return;
     }
     if (exits_wanted()) {
-        JNIEnv *me = whose_known_env(env);
+        JNIEnv *me = whose_env_id(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, true);
         bool ask_owner = m != NULL && m->blocked == 0 && m->owes_exit == NULL;
@@ -113,7 +105,9 @@ void layer_monitor_contended_enter(JNIEnv *env, jobject object, jobjectID obj_id
         JNIEnv *owner = NULL;
         if (ask_owner) {
             jobjectID owner_id = seam_monitor_owner(env, object);
-            owner = owner_id != NULL ? env_of_thread(owner_id) : NULL;
+            /* A thread whose THREAD_END is due owes no exit: it may hold
+             * its own Thread object's monitor past its end. */
+            owner = owner_id != NULL ? threads_running_env(owner_id) : NULL;
         }
         pthread_mutex_lock(&lock);
         m = state_of(obj_id, true);
@@ -137,7 +131,7 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
     }
     JNIEnv *left = NULL;
     if (exits_wanted()) {
-        JNIEnv *me = whose_known_env(env);
+        JNIEnv *me = whose_env_id(env);
         bool parked = false;
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
@@ -161,7 +155,7 @@ void layer_monitor_contended_entered(JNIEnv *env, jobjectID obj_id)
             if (m->blocked > 0) {
                 m->blocked--;
             }
-            if (m->blocked > 0) {
+            if (m->blocked > 0 && me != NULL) {
                 m->owes_exit = me; /* it will leave with those still queued */
             }
             drop_if_idle(m);
@@ -191,10 +185,10 @@ void layer_monitor_wait(JNIEnv *env, jobjectID obj_id, jlong timeout_ms)
         return;
     }
     if (obj_id != NULL && exits_wanted()) {
-        JNIEnv *me = whose_known_env(env);
+        JNIEnv *me = whose_env_id(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
-        if (m != NULL && m->owes_exit == me) {
+        if (m != NULL && me != NULL && m->owes_exit == me) {
             m->owes_exit = NULL;
             drop_if_idle(m);
         }
@@ -212,10 +206,10 @@ void layer_monitor_waited(JNIEnv *env, jobjectID obj_id, bool timed_out)
         return;
     }
     if (obj_id != NULL && exits_wanted()) {
-        JNIEnv *me = whose_known_env(env);
+        JNIEnv *me = whose_env_id(env);
         pthread_mutex_lock(&lock);
         mon_state *m = state_of(obj_id, false);
-        if (m != NULL && m->blocked > 0 && m->owes_exit == NULL) {
+        if (m != NULL && m->blocked > 0 && m->owes_exit == NULL && me != NULL) {
             m->owes_exit = me; /* owns it again, with threads queued */
         }
         pthread_mutex_unlock(&lock);

@@ -265,6 +265,22 @@ thread_rec *threads_acquire_by_id(jobjectID id)
     return r;
 }
 
+JNIEnv *threads_running_env(jobjectID id)
+{
+    JNIEnv *env = NULL;
+    thread_entry *e = NULL;
+    if (id == NULL) {
+        return NULL;
+    }
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND(hh_id, by_id, &id, sizeof id, e);
+    if (e != NULL && !e->rec.ended && !e->rec.ending && !e->rec.internal) {
+        env = e->rec.info.env;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return env;
+}
+
 void threads_release(thread_rec *t)
 {
     if (t == NULL) {

@@ -94,6 +94,11 @@ void threads_stand_in_done(thread_rec *t);
 /* Before t's THREAD_END: it stands in for no thread from now on, and the
  * deliveries it stands in for have ended (none names it after its end). */
 void threads_mark_ending(thread_rec *t);
+/* The JNIEnv * the agents know the live thread with this ID by; NULL for
+ * none, the layer's own, or one whose THREAD_END is due: HotSpot lets a
+ * thread past its ThreadEnd still take its own Thread object's monitor
+ * (to wake the threads joining it), and no event may name it then. */
+JNIEnv *threads_running_env(jobjectID id);
 
 /* The agent's thread-local storage word; false when env names no known
  * thread.  Safe in a signal handler: no lock, no allocation, no log line. */

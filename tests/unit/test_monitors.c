@@ -18,6 +18,7 @@
 #include "fake_backend.h"
 #include "interface.h"
 #include "layer.h"
+#include "threads.h"
 #include "monitors.h"
 
 static char env_tokens[32];
@@ -233,6 +234,48 @@ START_TEST(test_owner_ends_while_asked)
 }
 END_TEST
 
+/* HotSpot lets a thread past its ThreadEnd take its own Thread object's
+ * monitor (to wake the threads joining it): a thread blocked there finds
+ * an owner whose THREAD_END is due, and may send no exit as it. */
+START_TEST(test_owner_past_its_end_owes_no_exit)
+{
+    enable_contention();
+    thread_rec *holder = threads_acquire_by_id(THREAD_ID(1));
+    ck_assert_ptr_nonnull(holder);
+    threads_mark_ending(holder);
+    threads_release(holder);
+    fake.monitor_owner = THREAD_ID(1);
+    as(2, ENTER, OBJ_ID(1));
+    as(2, ENTERED, OBJ_ID(1));
+    ck_assert_int_eq(fake.monitor_owner_calls, 1);
+    ck_assert_int_eq(n_evs, 2);
+    expect(0, JVMPI_EVENT_MONITOR_CONTENDED_ENTER, ENV(2), OBJ_ID(1));
+    expect(1, JVMPI_EVENT_MONITOR_CONTENDED_ENTERED, ENV(2), OBJ_ID(1));
+    ck_assert_int_eq(monitors_tracked(), 0);
+}
+END_TEST
+
+/* A thread the agent does not know (one past its ThreadEnd, waking its
+ * joiners under its own Thread object's monitor) gets the monitor with
+ * another thread still queued: it owes no exit, and no event names it. */
+START_TEST(test_unknown_thread_owes_no_exit)
+{
+    enable_contention();
+    fake.monitor_owner = THREAD_ID(1);
+    as(2, ENTER, OBJ_ID(1));
+    as(4, ENTER, OBJ_ID(1)); /* ENV(4): no thread the layer knows */
+    as(4, ENTERED, OBJ_ID(1));
+    as(2, ENTERED, OBJ_ID(1));
+    int exits = 0;
+    for (int i = 0; i < n_evs; i++) {
+        ck_assert_msg(evs[i].env_id != ENV(4), "event %d (type %d) names the unknown thread", i, (int)evs[i].type);
+        exits += evs[i].type == JVMPI_EVENT_MONITOR_CONTENDED_EXIT;
+    }
+    ck_assert_int_eq(exits, 1); /* thread 1's, which it owed */
+    ck_assert_int_eq(monitors_tracked(), 0);
+}
+END_TEST
+
 START_TEST(test_owner_gone_before_asked)
 {
     enable_contention();
@@ -333,6 +376,8 @@ static Suite *monitors_suite(void)
     tcase_add_test(tc, test_one_waiter);
     tcase_add_test(tc, test_two_waiters);
     tcase_add_test(tc, test_owner_gone_before_asked);
+    tcase_add_test(tc, test_owner_past_its_end_owes_no_exit);
+    tcase_add_test(tc, test_unknown_thread_owes_no_exit);
     tcase_add_test(tc, test_owner_ends_while_asked);
     tcase_add_test(tc, test_exit_of_ending_holder_before_entered);
     tcase_add_test(tc, test_wait_releases_without_exit);
