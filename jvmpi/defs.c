@@ -694,7 +694,7 @@ void defs_announce_thread(JNIEnv *env, thread_rec *t)
 }
 
 /* Whoever made an OBJECT_ALLOC (the allocation, the replay, a request, a
- * definition), the announce stage records it as told (before_event). */
+ * definition), the announce stage records it as told (object_told). */
 agents_mask defs_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested)
 {
     JVMPI_Event ev;

@@ -352,7 +352,7 @@ agents_mask events_deliver_to(agents_mask mask, JNIEnv *env, JVMPI_Event *ev)
 
 /* Method events come by the hundred million (each call of the program
  * makes two), so their usual case skips what the general path works out
- * for every event before deliver_one: one agent takes the event, the
+ * for every event before the gate stage: one agent takes the event, the
  * calling thread is known, and no request, stand-in, quiet region, ledger
  * or shutdown is under way.  Anything else goes the general way.  Inline
  * into dispatch_method, with link-time optimization (methods.c). */
