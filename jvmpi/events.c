@@ -22,10 +22,13 @@ static JVMPI_Interface *ifaces[AGENTS_MAX];
  * an agent after it (one that frees its tables there would write into
  * freed memory).  From the delivery of JVM_SHUT_DOWN on, only the thread
  * that delivers it still gets events, those its handler asks for (HPROF
- * requests its heap dump there); once the handler returns, none. */
+ * requests its heap dump there), and so do the answers to requests of
+ * other threads; once the handler returns, none but the answers to
+ * requests already under way. */
 enum { OPEN, SHUTTING, SHUT };
 static _Atomic int shut_state;
 static TLS_FAST bool shutting_here;
+static TLS_FAST int requesting_here; /* RequestEvent calls under way on this thread */
 
 static bool is_window_event(jint type)
 {
@@ -41,7 +44,7 @@ static bool is_window_event(jint type)
 static inline bool closed_for(jint type)
 {
     int state = atomic_load_explicit(&shut_state, memory_order_acquire);
-    if (state == OPEN) {
+    if (state == OPEN || requesting_here > 0) {
         return false;
     }
     if (state == SHUT) {
@@ -390,6 +393,22 @@ void events_shutdown(void)
 }
 
 bool events_is_shut_down(void) { return closed_for(-1); }
+
+/* JDK 5.0 disengaged JVMPI once the JVM_SHUT_DOWN handler had returned;
+ * while it runs, other threads' requests are answered (an agent may wait
+ * there for its own thread to finish a dump).  A request admitted is
+ * answered in full, even if the handler returns meanwhile: RequestEvent's
+ * JVMPI_SUCCESS means the answer was delivered. */
+bool events_request_begin(void)
+{
+    if (requesting_here == 0 && atomic_load_explicit(&shut_state, memory_order_acquire) == SHUT) {
+        return false;
+    }
+    requesting_here++;
+    return true;
+}
+
+void events_request_end(void) { requesting_here--; }
 
 void events_reset(void)
 {

@@ -81,6 +81,9 @@ void events_shutdown(void);
 void events_shutting_down_here(void);
 /* Whether no event may reach an agent from the calling thread. */
 bool events_is_shut_down(void);
+/* Around a RequestEvent: false (and nothing to end) when it comes too late. */
+bool events_request_begin(void);
+void events_request_end(void);
 
 void events_reset(void);
 

@@ -174,17 +174,18 @@ static jint request_for_target(jint event_type, void *arg);
 /* The answer goes to the asking agent alone. */
 static jint request_event(int agent, jint event_type, void *arg)
 {
+    if (layer_phase() == LAYER_DEAD || !events_request_begin()) {
+        return JVMPI_NOT_AVAILABLE;
+    }
     int saved = agents_target_begin(agent);
     jint rc = request_for_target(event_type, arg);
     agents_target_end(saved);
+    events_request_end();
     return rc;
 }
 
 static jint request_for_target(jint event_type, void *arg)
 {
-    if (after_shut_down()) {
-        return JVMPI_NOT_AVAILABLE;
-    }
     switch (event_type) {
     case JVMPI_EVENT_CLASS_LOAD:
         return request_class_load((jobjectID)arg);

@@ -88,6 +88,8 @@ static unsigned char hook_seen[64];
 static jint hook_seen_len;
 
 static void JNICALL dummy_thread(void *arg) { (void)arg; }
+static void shut_while_answering(void);
+static bool shut_in_requested_start; /* the JVM_SHUT_DOWN handler returns while the answer is delivered */
 
 static void copy_str(char *dst, size_t n, const char *src)
 {
@@ -203,6 +205,10 @@ static void record_event(JVMPI_Event *ev)
         }
         break;
     case JVMPI_EVENT_THREAD_START:
+        if (shut_in_requested_start && (ev->event_type & JVMPI_REQUESTED_EVENT) != 0) {
+            shut_while_answering();
+        }
+        /* fall through */
     case JVMPI_EVENT_THREAD_END:
         copy_str(r.name, sizeof r.name, ev->u.thread_start.thread_name);
         copy_str(r.group, sizeof r.group, ev->u.thread_start.group_name);
@@ -279,6 +285,7 @@ static void setup(void)
     memset(evs, 0, sizeof evs);
     systhread_at_init_done = request_in_unload = tls_at_shutdown = false;
     at_shutdown = NULL;
+    shut_in_requested_start = false;
     hook_how = HOOK_LEAVE;
     hook_agent_buffer = NULL;
 }
@@ -767,11 +774,13 @@ START_TEST(test_shutdown_from_destroy_thread)
 }
 END_TEST
 
-/* JDK 5.0 disengaged JVMPI once JVM_SHUT_DOWN was posted.  While its
- * handler runs, only what the handler itself asks for reaches the agent
- * (HPROF requests its heap dump there); other threads' events and
- * requests do not, and after it nothing does. */
-static jint other_thread_request_rc;
+/* JDK 5.0 disengaged JVMPI once the JVM_SHUT_DOWN handler had returned.
+ * While it runs, what the handler itself asks for reaches the agent (HPROF
+ * requests its heap dump there), and so do the answers to other threads'
+ * requests (an agent may wait there for its own thread to finish a dump);
+ * other threads' own events do not, and after it nothing does but the
+ * answer to a request already under way. */
+static jint other_thread_request_rc, nested_request_rc;
 
 static void do_request_thread_start(void *arg)
 {
@@ -785,7 +794,8 @@ static void while_shutting_down(void)
     java_thread_job dump = {ENV(1), THREAD_ID(1), NULL, do_data_dump};
     run_as(&dump);                                    /* no DATA_DUMP_REQUEST */
     java_thread_job ask = {ENV(1), THREAD_ID(1), NULL, do_request_thread_start};
-    run_as(&ask);                                     /* not available */
+    run_as(&ask);                                     /* answered, on that thread */
+    ck_assert_int_eq(other_thread_request_rc, JVMPI_SUCCESS);
     /* the handler's own request is answered */
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_THREAD_START, THREAD_ID(1)), JVMPI_SUCCESS);
 }
@@ -802,17 +812,51 @@ START_TEST(test_no_event_after_shut_down)
     atomic_store(&n_evs, 0);
     at_shutdown = while_shutting_down;
     layer_vm_death(ENV_MAIN);
+    /* after it: threads end, classes load, dumps and requests are asked for */
+    java_thread_job ask = {ENV(1), THREAD_ID(1), NULL, do_request_thread_start};
+    run_as(&ask);
     ck_assert_int_eq(other_thread_request_rc, JVMPI_NOT_AVAILABLE);
-    /* after it: threads end, classes load, dumps are asked for */
     end_thread(ENV(1), THREAD_ID(1));
     end_thread(ENV(2), THREAD_ID(2));
     layer_class_defined(fake_class(CLASS_ID(1), "Late", 1, 0, 0));
     layer_class_announce(ENV_MAIN, CLASS_ID(1));
     layer_data_dump_request();
-    ck_assert_msg(nev() == 2, "%d events; the last is %d", nev(), evs[nev() - 1].type);
+    ck_assert_msg(nev() == 3, "%d events; the last is %d", nev(), evs[nev() - 1].type);
     ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
     ck_assert_int_eq(evs[1].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
-    ck_assert(pthread_equal(evs[1].thread, pthread_self()));
+    ck_assert(!pthread_equal(evs[1].thread, pthread_self()));
+    ck_assert_int_eq(evs[2].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
+    ck_assert(pthread_equal(evs[2].thread, pthread_self()));
+}
+END_TEST
+
+/* A request under way when the JVM_SHUT_DOWN handler returns is answered
+ * in full: its RequestEvent says JVMPI_SUCCESS only when the answer came. */
+static void shut_while_answering(void)
+{
+    events_shutdown(); /* as the handler, returning on the main thread meanwhile */
+    nested_request_rc = pi->RequestEvent(JVMPI_EVENT_CLASS_LOAD, CLASS_ID(1));
+}
+
+START_TEST(test_request_under_way_answered_after_shut_down)
+{
+    ck_assert_int_eq(pi->EnableEvent(JVMPI_EVENT_JVM_SHUT_DOWN, NULL), JVMPI_SUCCESS);
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    layer_class_defined(fake_class(CLASS_ID(1), "Asked", 1, 0, 0));
+    atomic_store(&n_evs, 0);
+    shut_in_requested_start = true;
+    java_thread_job ask = {ENV(1), THREAD_ID(1), NULL, do_request_thread_start};
+    run_as(&ask);
+    shut_in_requested_start = false;
+    ck_assert_int_eq(other_thread_request_rc, JVMPI_SUCCESS);
+    ck_assert_int_eq(nested_request_rc, JVMPI_SUCCESS);
+    ck_assert_msg(nev() == 2, "%d events", nev());
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_THREAD_START | JVMPI_REQUESTED_EVENT);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_CLASS_LOAD | JVMPI_REQUESTED_EVENT);
+    /* a new one is refused */
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_CLASS_LOAD, CLASS_ID(1)), JVMPI_NOT_AVAILABLE);
+    ck_assert_int_eq(nev(), 2);
 }
 END_TEST
 
@@ -1767,6 +1811,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_thread_seen_before_init);
     tcase_add_test(tc, test_shutdown_from_destroy_thread);
     tcase_add_test(tc, test_no_event_after_shut_down);
+    tcase_add_test(tc, test_request_under_way_answered_after_shut_down);
     tcase_add_test(tc, test_calls_after_shut_down);
     tcase_add_test(tc, test_shut_down_waits_for_open_window);
     tcase_add_test(tc, test_every_event_zeroed);
