@@ -192,11 +192,18 @@ static inline void e_sleep_ms(long ms)
 
 /* ---- a timer: an agent's system thread that calls f("the timer") n times,
  * the first ms milliseconds after it starts, then every ms, until
- * JVM_SHUT_DOWN.  One per agent. */
+ * JVM_SHUT_DOWN.  One per agent.  A round runs holding a raw monitor, and
+ * e_timer_stop (first thing in the JVM_SHUT_DOWN handler) waits on it: the
+ * VM does not end half-way through a round, as HPROF's dump lock kept it
+ * from ending half-way through a dump.  A raw monitor, not a mutex: a
+ * handler blocked on one does not hold GC back (the JVMPI specification's
+ * thread suspended mode), and the round may need a collection. */
 typedef struct {
     int n;
     long ms;
     void (*f)(const char *why);
+    JVMPI_RawMonitor busy;
+    int stopped;
 } e_timer_job;
 
 static inline e_timer_job *e_timer_of_agent(void)
@@ -208,12 +215,17 @@ static inline e_timer_job *e_timer_of_agent(void)
 static inline void e_timer_main(void *unused)
 {
     (void)unused;
-    const e_timer_job *job = e_timer_of_agent();
+    e_timer_job *job = e_timer_of_agent();
     for (int i = 0; i < job->n; i++) {
         e_sleep_ms(job->ms);
-        if (__atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE))
+        e_pi->RawMonitorEnter(job->busy);
+        int stopped = __atomic_load_n(&job->stopped, __ATOMIC_ACQUIRE) ||
+                      __atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE);
+        if (!stopped)
+            job->f("the timer");
+        e_pi->RawMonitorExit(job->busy);
+        if (stopped)
             return;
-        job->f("the timer");
     }
 }
 
@@ -222,9 +234,26 @@ static inline void e_timer_start(const char *thread_name, int n, long ms, void (
 {
     if (n <= 0)
         return;
-    *e_timer_of_agent() = (e_timer_job){n, ms, f};
+    JVMPI_RawMonitor busy = e_pi->RawMonitorCreate("e_timer round");
+    if (!busy) {
+        E_FAIL("RawMonitorCreate(e_timer round) failed");
+        return;
+    }
+    *e_timer_of_agent() = (e_timer_job){n, ms, f, busy, 0};
     if (e_pi->CreateSystemThread((char *)thread_name, JVMPI_NORMAL_PRIORITY, e_timer_main) != JNI_OK)
         E_FAIL("CreateSystemThread(%s) failed", thread_name);
+}
+
+/* In the JVM_SHUT_DOWN handler, before its summary: no round starts after
+ * it, and one under way finishes first. */
+static inline void e_timer_stop(void)
+{
+    e_timer_job *job = e_timer_of_agent();
+    if (!job->busy)
+        return;
+    __atomic_store_n(&job->stopped, 1, __ATOMIC_RELEASE);
+    e_pi->RawMonitorEnter(job->busy);
+    e_pi->RawMonitorExit(job->busy);
 }
 
 /* ---- a map from non-NULL pointers to pointers; callers lock ------------------

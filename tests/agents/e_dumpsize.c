@@ -543,6 +543,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         e_timer_start("e_dumpsize dumper", dumps_wanted, dump_ms, dump_round);
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
+        e_timer_stop();
         pthread_mutex_lock(&lk);
         e_say("JVM_SHUT_DOWN: %zu classes, %ld heap dumps, %ld object dumps (%ld more asked for objects gone since)",
               classes.live, n_dumps, n_object_dumps, n_object_dumps_gone);

@@ -447,6 +447,7 @@ static void JNICALL notify(JVMPI_Event *ev)
         e_timer_start("e_requester dumper", dumps_wanted, dump_ms, e_heap_dump);
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
+        e_timer_stop();
         pthread_mutex_lock(&lk);
         e_say("JVM_SHUT_DOWN: %ld objects live, %zu classes, %ld requests answered, %ld heap dumps, %ld GCs, %ld "
               "DATA_DUMP_REQUESTs",
