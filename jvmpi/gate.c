@@ -14,6 +14,9 @@
  * millions of method events and millions of OBJECT_ALLOCs a second. */
 static presence inside = PRESENCE_INIT;
 _Atomic bool gate_closed;
+/* The closer has seen every other delivery out: the window is open (or
+ * about to be), and no delivery may run on another thread until it ends. */
+static _Atomic bool window_open;
 TLS_FAST gate_thread gate_me;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -79,10 +82,29 @@ void gate_park_blocked(void)
     }
 }
 
+/* A delivery going on after a park (its handler got the raw monitor it
+ * was blocked on, or its RunGC returned) counts itself in again, and waits
+ * only if the window is open already.  While the closer is still waiting
+ * for deliveries to leave, this one may hold the agent's lock that they
+ * are waiting for: HotSpot 5.0 let such a thread, in native code, run on
+ * while a collection was pending, and so does the layer.  The closer then
+ * waits for it too.  Counting before looking, with the closer setting the
+ * flag before it sums again, means one of the two sees the other. */
 void gate_unpark(void)
 {
-    if (gate_me.depth > 0 && !gate_me.counted) {
-        gate_count_in();
+    if (gate_me.depth == 0 || gate_me.counted) {
+        return;
+    }
+    for (;;) {
+        arrive();
+        atomic_thread_fence(memory_order_seq_cst);
+        if (gate_me.closer || !atomic_load(&window_open)) {
+            gate_me.counted = true;
+            return;
+        }
+        depart();
+        gate_wake_closer();
+        wait_until_open();
     }
 }
 
@@ -111,7 +133,16 @@ void gate_close(void)
     bool said = false;
     {
         pthread_mutex_lock(&lock);
-        for (bool first = true; others_inside(first) > 0; first = false) {
+        for (bool first = true;; first = false) {
+            if (others_inside(first) == 0) {
+                /* A parked delivery may come back in meanwhile (gate_unpark). */
+                atomic_store(&window_open, true);
+                atomic_thread_fence(memory_order_seq_cst);
+                if (others_inside(false) == 0) {
+                    break;
+                }
+                atomic_store(&window_open, false);
+            }
             /* Deliveries leaving wake this thread; the timeout only guards
              * against a wake-up that came between the sum and the wait. */
             struct timespec until = deadline_after_ms(CLOCK_REALTIME, 2);
@@ -132,6 +163,7 @@ void gate_open(void)
 {
     pthread_mutex_lock(&lock);
     gate_me.closer = false;
+    atomic_store(&window_open, false);
     atomic_store(&gate_closed, false);
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&lock);
@@ -140,6 +172,7 @@ void gate_open(void)
 void gate_reset(void)
 {
     presence_reset(&inside);
+    atomic_store(&window_open, false);
     atomic_store(&gate_closed, false);
     gate_me.depth = 0;
     gate_me.counted = gate_me.closer = gate_me.gc_off = false;

@@ -154,7 +154,9 @@ bool gate_inside(void);
 /* Around any wait of a thread that may be inside a delivery (RunGC from
  * a handler waiting for its window, a definition another thread is
  * sending, RawMonitorEnter or RawMonitorWait blocked): while parked, the
- * thread runs no agent code, so a window need not wait for it.  Unparking waits for an open window to end. */
+ * thread runs no agent code, so a window need not wait for it.  Unparking
+ * waits for an open window to end; a window still waiting for handlers to
+ * return waits for this one too (gate.c). */
 void gate_park(void);
 void gate_unpark(void);
 /* gate_park for a thread blocked on a raw monitor: not inside a handler of

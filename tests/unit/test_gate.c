@@ -28,10 +28,10 @@ static char env_tokens[4];
 #define ENV_MAIN ENV(0)
 
 static JVMPI_Interface *pi;
-static JVMPI_RawMonitor agent_lock;
+static JVMPI_RawMonitor agent_lock, second_lock;
 
 /* What the handler of one event type does (0: nothing). */
-enum { HOLD_NOTHING, HOLD_BLOCK, HOLD_ENTER, HOLD_WAIT };
+enum { HOLD_NOTHING, HOLD_BLOCK, HOLD_ENTER, HOLD_WAIT, HOLD_ENTER_BOTH };
 static atomic_int hold_type, hold_how;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -76,6 +76,13 @@ static void handler(JVMPI_Event *ev)
         atomic_store(&finishes_when_entered, atomic_load(&gc_finishes));
         pi->RawMonitorExit(agent_lock);
         break;
+    case HOLD_ENTER_BOTH:
+        pi->RawMonitorEnter(agent_lock);
+        say_in_handler();
+        pi->RawMonitorEnter(second_lock);
+        pi->RawMonitorExit(second_lock);
+        pi->RawMonitorExit(agent_lock);
+        break;
     case HOLD_WAIT:
         pi->RawMonitorEnter(agent_lock);
         say_in_handler();
@@ -100,6 +107,7 @@ static void setup(void)
     fake_thread(ENV_MAIN, seam_id_from_tag(0x200000), "main");
     layer_vm_init(ENV_MAIN);
     agent_lock = pi->RawMonitorCreate("agent lock");
+    second_lock = pi->RawMonitorCreate("second lock");
     atomic_store(&hold_type, 0);
     atomic_store(&hold_how, HOLD_NOTHING);
     atomic_store(&gc_starts, 0);
@@ -320,6 +328,30 @@ START_TEST(test_raw_monitor_taken_after_the_window)
 }
 END_TEST
 
+/* The hang seen once at exit: a plain handler holds the agent's lock and
+ * blocks on a second one (parked); an OBJECT_ALLOC handler waits for the
+ * agent's lock, holding the window up; the collector waits for it.  When
+ * the second lock comes free, the plain handler goes on and lets the
+ * agent's lock go (HotSpot 5.0 ran such a thread on while a collection
+ * was pending), rather than waiting for a window that waits for it. */
+START_TEST(test_handler_back_from_a_raw_monitor_goes_on_while_the_window_waits)
+{
+    pi->RawMonitorEnter(second_lock);
+    pthread_t p = start_held(HOLD_ENTER_BOTH, JVMPI_EVENT_JVM_INIT_DONE, init_done);
+    pause_ms(50); /* holding the agent's lock, into RawMonitorEnter of the second */
+    pthread_t a = start_held(HOLD_ENTER, JVMPI_EVENT_OBJECT_ALLOC, allocate);
+    pause_ms(50); /* into RawMonitorEnter of the agent's lock */
+    pthread_t c = start(collect);
+    pause_ms(100);
+    ck_assert_int_eq(atomic_load(&gc_starts), 0);
+    pi->RawMonitorExit(second_lock);
+    ck_assert_msg(window_done_within(c, 5000), "the window, the OBJECT_ALLOC handler and the plain one wait for each other");
+    pthread_join(p, NULL);
+    pthread_join(a, NULL);
+    ck_assert_int_eq(atomic_load(&finishes_when_entered), 0);
+}
+END_TEST
+
 /* RawMonitorWait in a handler: waiting, it holds nothing up. */
 START_TEST(test_handler_in_raw_monitor_wait_does_not_hold_the_window)
 {
@@ -347,6 +379,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_id_bearing_handler_blocked_on_a_raw_monitor_holds_the_window);
     tcase_add_test(tc, test_raw_monitor_taken_after_the_window);
     tcase_add_test(tc, test_handler_in_raw_monitor_wait_does_not_hold_the_window);
+    tcase_add_test(tc, test_handler_back_from_a_raw_monitor_goes_on_while_the_window_waits);
     suite_add_tcase(s, tc);
     return s;
 }
