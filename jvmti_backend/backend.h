@@ -115,6 +115,11 @@ typedef struct {
 } bk_guard_thread;
 extern TLS_FAST bk_guard_thread bk_guard_me;
 extern _Atomic bool bk_vm_dead;
+/* An error that a call under way on an agent's thread when the VM died
+ * meets as JVM TI stops answering: no error then, as one made a moment
+ * later is refused without a word. */
+#define LOG_ERROR_UNLESS_VM_DEAD(...) \
+    LOG_AT(atomic_load(&bk_vm_dead) ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, __VA_ARGS__)
 bool bk_callback_enter_first(void);
 
 static inline bool bk_callback_enter(void)

@@ -284,11 +284,7 @@ static bool single_record(JNIEnv *env, walk *w, jobject obj)
         (*env)->DeleteLocalRef(env, cls);
     }
     if (ctag == 0) {
-        /* Once the VM has died, JVM TI answers nothing (WRONG_PHASE): an
-         * agent's thread that asked a moment before fails as one asking a
-         * moment later is refused, and that is no error. */
-        LOG_AT(atomic_load(&bk_vm_dead) ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR,
-               "OBJECT_DUMP: the class of object %p has no ID", (void *)seam_id_from_tag(w->only_tag));
+        LOG_ERROR_UNLESS_VM_DEAD("OBJECT_DUMP: the class of object %p has no ID", (void *)seam_id_from_tag(w->only_tag));
         return false;
     }
     return heapstore_add_rec(w, w->only_tag, ctag, size, length) == 0;

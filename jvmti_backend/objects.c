@@ -13,7 +13,7 @@ jobject seam_object_from_id(JNIEnv *env, jobjectID id)
 {
     jobject obj = bk_object_of_tag(env, seam_tag_from_id(id));
     if (obj == NULL) {
-        LOG_ERROR("jobjectID2jobject: no live object has ID %p", (void *)id);
+        LOG_ERROR_UNLESS_VM_DEAD("jobjectID2jobject: no live object has ID %p", (void *)id);
     }
     return obj;
 }
