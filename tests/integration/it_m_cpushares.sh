@@ -41,10 +41,28 @@ if len(truth) != 3:
     sys.exit("FAIL: the program did not print its three shares")
 def get(item, col):
     p = subprocess.run(["python3", "%s/tests/integration/compare_rows.py" % __import__("os").environ["SOURCE_DIR"],
-                        "get", report, "Hot methods", item, col], stdout=subprocess.PIPE, universal_newlines=True)
+                        "get", report, "Hot methods", item, col], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       universal_newlines=True)
     return p.stdout.strip()
 bad = []
-counts = {m: int(get(m, "l1")) for m in truth}
+# A method JFR took no sample of has no row: the report names it, with the
+# agent's count, among those "the other side has no sample of" (JDK 11's
+# JFR, biased, once gave the three methods 262, 3 and 0 samples).
+text = open(report).read()
+section = text[text.index("== Hot methods"):]
+agent_only = re.search(r"^\s*note: agent: .*? the most: (.*)$", section, re.M)
+agent_only = dict((k, int(v)) for k, v in re.findall(r"(\S+) (\d+)(?:, |$)", agent_only.group(1))) if agent_only else {}
+counts, no_row = {}, set()
+for m in truth:
+    l1 = get(m, "l1")
+    if l1 == "" and m in agent_only:
+        counts[m] = agent_only[m]
+        no_row.add(m)
+        print("-- %s: no JFR sample; the report names it with the agent's %d" % (m, counts[m]))
+    elif l1 == "":
+        sys.exit("FAIL: %s has neither a row nor a place among the agent's methods JFR has no sample of" % m)
+    else:
+        counts[m] = int(l1)
 three = sum(counts.values())
 for m, t in truth.items():
     share = 100.0 * counts[m] / three            # among the three, as the program times them
@@ -55,6 +73,8 @@ for m, t in truth.items():
     print("-- %s: program %.1f%%, agent %.1f%% (%d samples), allowed %.1f points" % (m, float(t), share, counts[m], tol))
     if abs(share - float(t)) > tol:
         bad.append("%s: the agent gives %.1f%%, the program timed %s%%" % (m, share, t))
+    if m in no_row:
+        continue
     r1 = get(m, "r1")
     jfr = int(r1) if r1 not in ("", "-") else 0
     diff = get(m, "diff")
