@@ -48,15 +48,15 @@ static void wait_until_open(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* Counts the thread in, unless a window is open: then it waits for the
- * window to end first.  Counting before looking, with the closer setting
- * the flag before summing (and making every thread pass a barrier between
- * the two), means one of the two always sees the other. */
-void gate_count_in(void)
+/* Counts the thread in, unless *barred: then it waits for the gate to
+ * open first.  Counting before looking, with the closer setting the flag
+ * before summing, means one of the two always sees the other. */
+static void count_in_unless(_Atomic bool *barred)
 {
     for (;;) {
         arrive();
-        if (gate_me.closer || !atomic_load(&gate_closed)) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (gate_me.closer || !atomic_load(barred)) {
             gate_me.counted = true;
             return;
         }
@@ -65,6 +65,9 @@ void gate_count_in(void)
         wait_until_open();
     }
 }
+
+/* Unless a window is closing or open. */
+void gate_count_in(void) { count_in_unless(&gate_closed); }
 
 bool gate_inside(void) { return gate_me.depth > 0; }
 
@@ -88,23 +91,11 @@ void gate_park_blocked(void)
  * for deliveries to leave, this one may hold the agent's lock that they
  * are waiting for: HotSpot 5.0 let such a thread, in native code, run on
  * while a collection was pending, and so does the layer.  The closer then
- * waits for it too.  Counting before looking, with the closer setting the
- * flag before it sums again, means one of the two sees the other. */
+ * waits for it too, as it marks the window open before it sums again. */
 void gate_unpark(void)
 {
-    if (gate_me.depth == 0 || gate_me.counted) {
-        return;
-    }
-    for (;;) {
-        arrive();
-        atomic_thread_fence(memory_order_seq_cst);
-        if (gate_me.closer || !atomic_load(&window_open)) {
-            gate_me.counted = true;
-            return;
-        }
-        depart();
-        gate_wake_closer();
-        wait_until_open();
+    if (gate_me.depth > 0 && !gate_me.counted) {
+        count_in_unless(&window_open);
     }
 }
 
