@@ -191,19 +191,23 @@ static inline void e_sleep_ms(long ms)
 }
 
 /* ---- a timer: an agent's system thread that calls f("the timer") n times,
- * the first ms milliseconds after it starts, then every ms, until
- * JVM_SHUT_DOWN.  One per agent.  A round runs holding a raw monitor, and
- * e_timer_stop (first thing in the JVM_SHUT_DOWN handler) waits on it: the
- * VM does not end half-way through a round, as HPROF's dump lock kept it
- * from ending half-way through a dump.  A raw monitor, not a mutex: a
- * handler blocked on one does not hold GC back (the JVMPI specification's
- * thread suspended mode), and the round may need a collection. */
+ * the first ms milliseconds after it starts, then every ms.  One per agent.
+ * The rounds are owed, not hoped for: when JVM_SHUT_DOWN comes first (a
+ * short run on a fast machine), e_timer_stop, first thing in that handler,
+ * has the timer make the rounds still owed at once and waits for them, so
+ * a test never depends on how fast the machine ran the program.  The VM
+ * then does not end half-way through a round either, as HPROF's dump lock
+ * kept it from ending half-way through a dump.  The timer waits on a raw
+ * monitor, not a mutex: a handler blocked on one does not hold GC back (the
+ * JVMPI specification's thread suspended mode), and a round may need a
+ * collection. */
 typedef struct {
     int n;
     long ms;
     void (*f)(const char *why);
     JVMPI_RawMonitor busy;
-    int stopped;
+    int hurry;    /* under busy: JVM_SHUT_DOWN has come, no more waiting */
+    int finished; /* under busy: every round made */
 } e_timer_job;
 
 static inline e_timer_job *e_timer_of_agent(void)
@@ -212,21 +216,27 @@ static inline e_timer_job *e_timer_of_agent(void)
     return &job;
 }
 
+static inline long e_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static inline void e_timer_main(void *unused)
 {
     (void)unused;
     e_timer_job *job = e_timer_of_agent();
+    e_pi->RawMonitorEnter(job->busy);
     for (int i = 0; i < job->n; i++) {
-        e_sleep_ms(job->ms);
-        e_pi->RawMonitorEnter(job->busy);
-        int stopped = __atomic_load_n(&job->stopped, __ATOMIC_ACQUIRE) ||
-                      __atomic_load_n(&e_shut_down, __ATOMIC_ACQUIRE);
-        if (!stopped)
-            job->f("the timer");
-        e_pi->RawMonitorExit(job->busy);
-        if (stopped)
-            return;
+        /* A raw monitor's wait may end early: the deadline decides. */
+        for (long due = e_now_ms() + job->ms, left; !job->hurry && (left = due - e_now_ms()) > 0;)
+            e_pi->RawMonitorWait(job->busy, left);
+        job->f("the timer");
     }
+    job->finished = 1;
+    e_pi->RawMonitorNotifyAll(job->busy);
+    e_pi->RawMonitorExit(job->busy);
 }
 
 /* From JVM_INIT_DONE on (CreateSystemThread needs it). */
@@ -239,20 +249,25 @@ static inline void e_timer_start(const char *thread_name, int n, long ms, void (
         E_FAIL("RawMonitorCreate(e_timer round) failed");
         return;
     }
-    *e_timer_of_agent() = (e_timer_job){n, ms, f, busy, 0};
-    if (e_pi->CreateSystemThread((char *)thread_name, JVMPI_NORMAL_PRIORITY, e_timer_main) != JNI_OK)
+    *e_timer_of_agent() = (e_timer_job){n, ms, f, busy, 0, 0};
+    if (e_pi->CreateSystemThread((char *)thread_name, JVMPI_NORMAL_PRIORITY, e_timer_main) != JNI_OK) {
         E_FAIL("CreateSystemThread(%s) failed", thread_name);
+        e_timer_of_agent()->busy = NULL;
+    }
 }
 
-/* In the JVM_SHUT_DOWN handler, before its summary: no round starts after
- * it, and one under way finishes first. */
+/* In the JVM_SHUT_DOWN handler, before its summary: the rounds still owed
+ * are made now, and the handler waits for them. */
 static inline void e_timer_stop(void)
 {
     e_timer_job *job = e_timer_of_agent();
     if (!job->busy)
         return;
-    __atomic_store_n(&job->stopped, 1, __ATOMIC_RELEASE);
     e_pi->RawMonitorEnter(job->busy);
+    job->hurry = 1;
+    e_pi->RawMonitorNotifyAll(job->busy);
+    while (!job->finished)
+        e_pi->RawMonitorWait(job->busy, 0);
     e_pi->RawMonitorExit(job->busy);
 }
 

@@ -28,9 +28,9 @@ if grep -q '^class dump E_DsNotLinked:' "$WORK/dumpsize-shapes.txt" 2>/dev/null;
 fi
 fi
 
-# The dumps start 1.5 s in: the 10 files of a short run keep JDK 8's javac
-# busy for only a few seconds, so its round must start before javac ends;
-# the agent's JVM_SHUT_DOWN waits for a round under way to finish.
+# The dumps start 1.5 s in, while javac runs; when javac ends sooner (the 10
+# files of a short run, a fast machine), the agent's JVM_SHUT_DOWN handler
+# has the round made then and waits for it.
 e_javac dumpsize-javac e_dumpsize "dumps=1,dump_ms=1500,objdumps=150" 60
 e_verdict dumpsize-javac e_dumpsize 10000 '^dumps for the timer done'
 
