@@ -36,12 +36,16 @@ static long callbacks_running(bool first) { return presence_count(&active, first
  * goes away; a callback stuck in the agent is not waited for forever. */
 static void wait_for_callbacks(void)
 {
-    for (int i = 0; i < 5000 && callbacks_running(i == 0) > bk_guard_me.own; i++) {
+    long others = callbacks_running(true) - bk_guard_me.own;
+    for (int i = 0; i < 5000 && others > 0; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
+        others = callbacks_running(false) - bk_guard_me.own;
     }
-    if (callbacks_running(false) > bk_guard_me.own) {
-        LOG_WARN("%ld callbacks still running at VM death", callbacks_running(false) - bk_guard_me.own);
+    /* One reading decides and is told: read twice, a callback ending in
+     * between gave "0 callbacks still running". */
+    if (others > 0) {
+        LOG_WARN("%ld callbacks still running at VM death", others);
     }
 }
 
