@@ -263,6 +263,17 @@ bool defs_object_info(JNIEnv *env, jobjectID id, seam_object_info *out)
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 {
     int64_t tag = seam_tag_from_id(id);
+    /* java.lang.Class's own Class object is defined by its CLASS_LOAD alone
+     * and reaches an agent as an object only when asked for, as on HotSpot
+     * 5.0, where it never came unasked (its class was loaded before any
+     * agent, its Class object outside the heap the start-up replay walked).
+     * Its OBJECT_ALLOC names no class (defs_class_object_info): an agent
+     * that asks for the CLASS_LOAD of every object's class must not meet
+     * that NULL unasked. */
+    if (id != NULL && id == seam_class_class_id()) {
+        defs_class(env, id);
+        return;
+    }
     if (id == NULL || ids_is_pending_class(tag)) {
         return;
     }

@@ -157,8 +157,10 @@ bool bk_is_class_object(JNIEnv *env, jobject obj);
 /* Links the innermost element class of array_class if it is loaded but not
  * linked (not initialized); nothing for other classes or before VM init. */
 void bk_link_element(JNIEnv *env, jclass array_class);
-/* Set while the layer calls into the VM for itself: its method events are not reported. */
-extern TLS_FAST bool bk_own_call;
+/* While the layer calls a Java method for itself (JNI from a callback): that
+ * method.  Its method events are not reported, and call traces of this
+ * thread start below its frame: the program never called it. */
+extern TLS_FAST jmethodID bk_own_call;
 void JNICALL bk_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL bk_on_class_tag_free(jvmtiEnv *jvmti, jlong tag);
 

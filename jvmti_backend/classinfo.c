@@ -373,7 +373,7 @@ static jobjectID define_element(JNIEnv *env, jclass array_class, id_list *define
  * linking by the program would.  Never with class_lock held: that
  * ClassPrepare takes it on this thread. */
 
-TLS_FAST bool bk_own_call;
+TLS_FAST jmethodID bk_own_call;
 static jclass class_class;        /* global ref */
 static jmethodID declared_fields; /* Class.getDeclaredFields0(boolean) */
 
@@ -419,8 +419,9 @@ static void link_class(JNIEnv *env, jclass klass)
     if (pending != NULL) {
         (*env)->ExceptionClear(env);
     }
-    bool quiet = bk_alloc_quiet(true), own = bk_own_call;
-    bk_own_call = true;
+    bool quiet = bk_alloc_quiet(true);
+    jmethodID own = bk_own_call;
+    bk_own_call = declared_fields;
     jobject fields = (*env)->CallNonvirtualObjectMethod(env, klass, class_class, declared_fields, JNI_TRUE);
     bk_own_call = own;
     bk_alloc_quiet(quiet);

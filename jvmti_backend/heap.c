@@ -187,8 +187,8 @@ jclass bk_array_element_class(JNIEnv *env, jclass array_class)
     if (component_type_native == NULL) {
         return NULL;
     }
-    bool own = bk_own_call; /* a native's entry and exit are method events */
-    bk_own_call = true;
+    jmethodID own = bk_own_call; /* a native's entry and exit are method events */
+    bk_own_call = component_type_native;
     jclass element = (*env)->CallObjectMethod(env, array_class, component_type_native);
     bk_own_call = own;
     return element;

@@ -184,11 +184,28 @@ static jint constructor_frames(const jvmtiFrameInfo *buf, jint count)
 
 /* A thread in a method hook (methodhooks.c) has that native on top: one
  * frame more is asked for, and the layer's frames are left out. */
+/* Where the program's frames begin on a stack the calling thread fetched of
+ * itself during the layer's own Java call (bk_own_call): below that call's
+ * frame.  What runs inside it (a ClassPrepare, and the events it brings) is
+ * the layer's doing, as the program allocating an array of a class not yet
+ * linked is the program's: its trace is the program's stack. */
+static jint below_own_call(const jvmtiFrameInfo *buf, jint count)
+{
+    for (jint i = 0; i < count; i++) {
+        if (buf[i].method == bk_own_call) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
 {
-    jvmtiFrameInfo local[STACK_FRAMES + CTOR_FRAMES + 1];
+    jvmtiFrameInfo local[STACK_FRAMES + CTOR_FRAMES + 2];
     bool own = constructing != NULL && is_current_thread(constructing_env, (jthread)handle);
-    jint fetch = depth + 1 + (own ? CTOR_FRAMES : 0);
+    JNIEnv *env = bk_own_call != NULL ? seam_current_env() : NULL;
+    bool in_own_call = env != NULL && is_current_thread(env, (jthread)handle);
+    jint fetch = depth + 1 + (own ? CTOR_FRAMES : 0) + (in_own_call ? 1 : 0);
     jvmtiFrameInfo *buf = depth < STACK_FRAMES ? local : malloc((size_t)fetch * sizeof *buf);
     jint count = 0, n = 0, drop = 0;
     if (buf == NULL) {
@@ -196,10 +213,11 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
     }
     /* TRY: the thread may have ended since the caller looked it up. */
     if (JVMTI_OK(JVMTI_TRY(bk.jvmti, GetStackTrace, (jthread)handle, 0, fetch, buf, &count))) {
+        jint first = in_own_call ? below_own_call(buf, count) : 0;
         if (own) {
-            drop = constructor_frames(buf, count);
+            drop = constructor_frames(buf + first, count - first);
         }
-        for (jint i = 0; i < count && n < depth; i++) {
+        for (jint i = first; i < count && n < depth; i++) {
             if (layer_frame(&buf[i])) {
                 continue;
             }

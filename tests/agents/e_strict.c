@@ -35,7 +35,15 @@
  * every receiver an object ID) or methods=entry (METHOD_ENTRY and
  * METHOD_EXIT: the method IDs only); steps=y (also INSTRUCTION_START: one
  * event per bytecode, so for small runs); dumps=N (default 2), dump_ms=MS
- * (default 1000); keepgoing=1.
+ * (default 1000); keepgoing=1; traces=N (in every OBJECT_ALLOC handler,
+ * GetCallTrace of the allocating thread to depth N, every frame's method
+ * checked, as Sun's HPROF takes an allocation's site); exitdump=y (a level 2
+ * HEAP_DUMP from the JVM_SHUT_DOWN handler, where Sun's HPROF writes its
+ * heap=dump).
+ *
+ * A leak finder's rule is held too: an unrequested OBJECT_ALLOC of a
+ * NORMAL_OBJECT names its class.  HotSpot 5.0 sent class_id NULL only for
+ * java.lang.Class's own Class object, and only when an agent asked for it.
  */
 #include "e_common.h"
 
@@ -54,6 +62,8 @@ static JVMPI_RawMonitor dump_lock;
 static int dumps_wanted;
 static unsigned long dump_gen; /* e_threads_now() when the dump was asked for */
 static long dump_ms;
+static int trace_depth;
+static int exit_dump;
 static long n_events, n_heap_dumps, n_monitor_dumps;
 
 #define LIVE ((void *)(uintptr_t)2)
@@ -290,6 +300,22 @@ static void on_class_unload(const JVMPI_Event *ev)
         e_pass();
 }
 
+/* The allocation's site, as HPROF takes it: the allocating thread's trace,
+ * each frame's method listed by a CLASS_LOAD this agent had. */
+static void check_alloc_trace(JNIEnv *env_id)
+{
+    JVMPI_CallFrame frames[64];
+    JVMPI_CallTrace t = {env_id, 0, frames};
+    e_pi->GetCallTrace(&t, trace_depth < 64 ? trace_depth : 64);
+    for (jint f = 0; f < t.num_frames; f++) {
+        char what[120];
+        snprintf(what, sizeof what, "frame %d of %d of GetCallTrace in an OBJECT_ALLOC handler%s", (int)f,
+                 (int)t.num_frames, __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) ? "" : " before JVM_INIT_DONE");
+        if (!check_method_fast(frames[f].method_id, what))
+            return;
+    }
+}
+
 static void on_obj_alloc(const JVMPI_Event *ev)
 {
     jobjectID id = ev->u.obj_alloc.obj_id, cls = ev->u.obj_alloc.class_id;
@@ -305,8 +331,14 @@ static void on_obj_alloc(const JVMPI_Event *ev)
         class_ok = 1;
     }
     pthread_mutex_unlock(&lk);
+    if (!cls && ev->u.obj_alloc.is_array == JVMPI_NORMAL_OBJECT && !(ev->event_type & JVMPI_REQUESTED_EVENT))
+        E_FAIL("OBJECT_ALLOC of %p, a NORMAL_OBJECT with class_id NULL, not requested (a leak finder would "
+               "request CLASS_LOAD(NULL))",
+               (void *)id);
     if (!fresh)
         E_FAIL("OBJECT_ALLOC of %p: that object ID is live already (no OBJECT_FREE came)", (void *)id);
+    if (trace_depth > 0 && !(ev->event_type & JVMPI_REQUESTED_EVENT))
+        check_alloc_trace(ev->env_id);
     if (!class_ok)
         E_FAIL("OBJECT_ALLOC of %p (is_array %d): class %p, which no CLASS_LOAD defined", (void *)id,
                (int)ev->u.obj_alloc.is_array, (void *)cls);
@@ -617,6 +649,12 @@ static void JNICALL notify(JVMPI_Event *ev)
         on_init_done();
         break;
     case JVMPI_EVENT_JVM_SHUT_DOWN:
+        if (exit_dump) {
+            JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_2};
+            e_req r = {0};
+            dump_gen = e_threads_now();
+            e_request(&r, JVMPI_EVENT_HEAP_DUMP, &arg, "the JVM_SHUT_DOWN handler");
+        }
         pthread_mutex_lock(&lk);
         e_say("JVM_SHUT_DOWN: %ld events, %zu objects live, %zu classes, %zu methods, %ld heap dumps, %ld monitor "
               "dumps",
@@ -637,6 +675,10 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     dumps_wanted = (int)e_opt_long(options, "dumps", 2);
     dump_ms = e_opt_long(options, "dump_ms", 1000);
+    trace_depth = (int)e_opt_long(options, "traces", 0);
+    char *xd = e_opt(options, "exitdump");
+    exit_dump = xd && strcmp(xd, "y") == 0;
+    free(xd);
     e_pi->NotifyEvent = notify;
     dump_lock = e_pi->RawMonitorCreate("e_strict dumps");
     if (!dump_lock)

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$SOURCE_DIR/tests/agents/e_run.sh"
 
-e_javac strict-javac e_strict "dumps=2,dump_ms=2500" 30
+e_javac strict-javac e_strict "traces=8,dumps=2,dump_ms=2500" 30
 e_verdict strict-javac e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
 
 e_javac strict-javac-methods e_strict "methods=entry,dumps=1,dump_ms=2500" 2
@@ -25,6 +25,15 @@ e_verdict strict-late e_strict 10000 '^heap dump 2: ' '^monitor dump 2: '
 
 e_late strict-steps e_strict "methods=entry2,steps=y,dumps=1,dump_ms=600"
 e_verdict strict-steps e_strict 100000 '^heap dump 1: ' '^monitor dump 1: '
+
+# The program a heap profiler is most often pointed at (E_Keeper: a million
+# live nodes, short-lived StringBuilders on four threads contending for a
+# lock), with the agent doing what Sun's HPROF does: GetCallTrace in every
+# OBJECT_ALLOC handler (each frame's method listed by a CLASS_LOAD), and a
+# heap dump from the JVM_SHUT_DOWN handler, where classes the exit loads on
+# other threads must still be announced before their CLASS_DUMP.
+e_class strict-keeper e_strict "traces=8,exitdump=y,dumps=0" E_Keeper "$(scaled 1000000 300000)" 50000
+e_verdict strict-keeper e_strict 100000 '^heap dump 1: '
 
 # JDK 21+: 3000 virtual threads, each with its own THREAD_START, every call
 # a METHOD_ENTRY carrying its env_id, dumps taken while they run (and while
