@@ -217,10 +217,17 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
         if (own) {
             drop = constructor_frames(buf + first, count - first);
         }
+        /* A wrapped native's frame is its wrapper's, a method with
+         * bytecode: it is given a native frame's line, as HotSpot 5.0 gave
+         * every native frame. */
+        bool wrapped_native = false;
         for (jint i = first; i < count && n < depth; i++) {
             if (layer_frame(&buf[i])) {
+                wrapped_native = buf[i].location == -1 && nativewrap_is_renamed(buf[i].method);
                 continue;
             }
+            bool native = wrapped_native;
+            wrapped_native = false;
             if (drop > 0) {
                 drop--;
                 continue;
@@ -232,7 +239,7 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
                 continue;
             }
             frames[n].method_id = current;
-            frames[n].lineno = line_of(buf[i].method, buf[i].location);
+            frames[n].lineno = native ? LINE_NATIVE : line_of(buf[i].method, buf[i].location);
             n++;
         }
     }

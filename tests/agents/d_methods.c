@@ -14,6 +14,8 @@
  *  - ENTRY2 of D_Methods$Point's constructor, run hot on objects that never
  *    leave their loop, names an object every time (the JIT must not have
  *    replaced it by its fields where the receiver is read);
+ *  - in the program's native receiverIs, GetCallTrace gives the native
+ *    frame line -3;
  *  - after methodEventsOff(), no more method events, and the JIT works
  *    again: a method first run hot afterwards gets a COMPILED_METHOD_LOAD;
  *    hotWhileOn, run as hot while the events were on, got one then with the
@@ -185,6 +187,15 @@ JNIEXPORT void JNICALL Java_D_1Methods_receiverIs(JNIEnv *env, jclass cls, jobje
         return;
     receiver_id = c_pi->jobject2jobjectID(o);
     c_log("receiver ID %p", (void *)receiver_id);
+    /* A native frame's line is -3 (HotSpot 5.0), the program's own natives
+     * too, which the layer wraps while method events are on. */
+    JVMPI_CallFrame f[2];
+    JVMPI_CallTrace t = {env, 0, f};
+    c_pi->GetCallTrace(&t, 2);
+    c_check(t.num_frames == 2 && f[0].lineno == -3 && f[1].lineno > 0,
+            "GetCallTrace in the program's native receiverIs: %d frames, the native's line %d (expected -3), "
+            "its caller's %d",
+            (int)t.num_frames, t.num_frames > 0 ? (int)f[0].lineno : 0, t.num_frames > 1 ? (int)f[1].lineno : 0);
 }
 
 JNIEXPORT void JNICALL Java_D_1Methods_methodEventsOff(JNIEnv *env, jclass cls)
