@@ -99,6 +99,21 @@ static void defs_unclaim(defs_once *once)
     pthread_mutex_unlock(&lock);
 }
 
+/* A claimed definition is settled by whether it reached the target agent.
+ * One that did not (refused while the JVM_SHUT_DOWN handler runs on another
+ * thread, or before the agent set NotifyEvent) is owed still: the next
+ * event that names the entity sends it first, a heap dump's included.
+ * Marked sent, it would leave the agent a class, thread or object it was
+ * never told of. */
+static void settle(defs_once *once, agents_mask reached)
+{
+    if ((reached & agents_target_mask()) != 0) {
+        defs_sent(once);
+    } else {
+        defs_unclaim(once);
+    }
+}
+
 bool defs_was_sent(const defs_once *once, agents_mask agents) { return (defs_sent_mask(once) & agents) == agents; }
 
 bool defs_sending_self(const defs_once *once)
@@ -306,8 +321,7 @@ void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
                 }
             }
             if (known) {
-                defs_object_alloc(env, &found, false);
-                defs_sent(&o->once);
+                settle(&o->once, defs_object_alloc(env, &found, false));
             } else {
                 LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
                 defs_unclaim(&o->once);
@@ -656,18 +670,18 @@ void defs_reset(void)
 
 /* ---- the defining events sent into the pipeline ---- */
 
-void defs_class_load(JNIEnv *env, const class_rec *c, bool requested)
+agents_mask defs_class_load(JNIEnv *env, const class_rec *c, bool requested)
 {
     JVMPI_Event ev;
     build_class_load(&ev, c, requested);
-    events_deliver(env, &ev);
+    return events_deliver(env, &ev);
 }
 
-void defs_thread_event(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
+agents_mask defs_thread_event(JNIEnv *env, jint event_type, const thread_rec *t, bool requested)
 {
     JVMPI_Event ev;
     build_thread_event(&ev, event_type, t, requested);
-    events_deliver(env, &ev);
+    return events_deliver(env, &ev);
 }
 
 /* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
@@ -681,8 +695,7 @@ void defs_announce_class(JNIEnv *env, class_rec *c)
         int saved = agents_target_begin((int)k);
         if (classes_claim_announce(c)) {
             defs_object(env, c->info->id, NULL);
-            defs_class_load(env, c, false);
-            defs_sent(&c->announced);
+            settle(&c->announced, defs_class_load(env, c, false));
         }
         agents_target_end(saved);
     }
@@ -697,8 +710,7 @@ void defs_announce_thread(JNIEnv *env, thread_rec *t)
     AGENTS_EACH(k, due) {
         int saved = agents_target_begin((int)k);
         if (threads_claim_announce(t)) {
-            defs_thread_event(env, JVMPI_EVENT_THREAD_START, t, false);
-            defs_sent(&t->announced);
+            settle(&t->announced, defs_thread_event(env, JVMPI_EVENT_THREAD_START, t, false));
         }
         agents_target_end(saved);
     }

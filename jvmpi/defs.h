@@ -129,10 +129,11 @@ void defs_reset(void);
  * definition the announce stage sends. */
 struct class_rec;
 struct thread_rec;
-/* CLASS_LOAD (requested: RequestEvent's answer, methods from the record). */
-void defs_class_load(JNIEnv *env, const struct class_rec *c, bool requested);
+/* CLASS_LOAD (requested: RequestEvent's answer, methods from the record);
+ * returns the agents it reached, as the two below do. */
+agents_mask defs_class_load(JNIEnv *env, const struct class_rec *c, bool requested);
 /* THREAD_START, or THREAD_END, which names the thread the same way. */
-void defs_thread_event(JNIEnv *env, jint event_type, const struct thread_rec *t, bool requested);
+agents_mask defs_thread_event(JNIEnv *env, jint event_type, const struct thread_rec *t, bool requested);
 /* OBJECT_ALLOC; returns the agents it reached. */
 agents_mask defs_object_alloc(JNIEnv *env, const seam_object_info *obj, bool requested);
 /* Sends the class's CLASS_LOAD to each agent (or the target agent) that

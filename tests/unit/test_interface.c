@@ -830,6 +830,44 @@ START_TEST(test_no_event_after_shut_down)
 }
 END_TEST
 
+/* A class loaded on another thread while the JVM_SHUT_DOWN handler runs
+ * gets no CLASS_LOAD then; it is owed still, and comes first when the
+ * handler's heap dump names the class: Sun's HPROF abandons a dump at the
+ * first CLASS_DUMP of a class it was never told of. */
+static void do_announce_late_class(void *arg)
+{
+    (void)arg;
+    layer_class_announce(ENV(1), CLASS_ID(1));
+}
+
+static void load_while_shutting_down(void)
+{
+    layer_class_defined(fake_class(CLASS_ID(1), "Late", 1, 0, 0));
+    java_thread_job load = {ENV(1), THREAD_ID(1), NULL, do_announce_late_class};
+    run_as(&load);
+    ck_assert_msg(nev() == 1, "%d events: another thread's CLASS_LOAD went out during the handler", nev());
+    layer_class_announce(ENV_MAIN, CLASS_ID(1)); /* as the handler's dump names it */
+}
+
+START_TEST(test_refused_definition_still_owed)
+{
+    static const jint on[] = {JVMPI_EVENT_THREAD_START, JVMPI_EVENT_JVM_SHUT_DOWN, JVMPI_EVENT_CLASS_LOAD};
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        ck_assert_int_eq(pi->EnableEvent(on[k], NULL), JVMPI_SUCCESS);
+    }
+    go_live();
+    start_thread(ENV(1), THREAD_ID(1), "worker");
+    atomic_store(&n_evs, 0);
+    at_shutdown = load_while_shutting_down;
+    layer_vm_death(ENV_MAIN);
+    ck_assert_msg(nev() == 2, "%d events: the CLASS_LOAD refused on the other thread never came", nev());
+    ck_assert_int_eq(evs[0].type, JVMPI_EVENT_JVM_SHUT_DOWN);
+    ck_assert_int_eq(evs[1].type, JVMPI_EVENT_CLASS_LOAD);
+    ck_assert_ptr_eq(evs[1].id, CLASS_ID(1));
+    ck_assert(pthread_equal(evs[1].thread, pthread_self()));
+}
+END_TEST
+
 /* A request under way when the JVM_SHUT_DOWN handler returns is answered
  * in full: its RequestEvent says JVMPI_SUCCESS only when the answer came. */
 static void shut_while_answering(void)
@@ -1812,6 +1850,7 @@ static Suite *interface_suite(void)
     tcase_add_test(tc, test_shutdown_from_destroy_thread);
     tcase_add_test(tc, test_no_event_after_shut_down);
     tcase_add_test(tc, test_request_under_way_answered_after_shut_down);
+    tcase_add_test(tc, test_refused_definition_still_owed);
     tcase_add_test(tc, test_calls_after_shut_down);
     tcase_add_test(tc, test_shut_down_waits_for_open_window);
     tcase_add_test(tc, test_every_event_zeroed);
