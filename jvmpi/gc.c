@@ -63,6 +63,10 @@ static bool window_delivering; /* past the last look at disable_depth */
 static pthread_t window_owner;
 
 static void (*waker)(void);
+/* This thread is delivering a window: it stands for HotSpot 5.0's VM thread. */
+static TLS_FAST bool window_here;
+
+bool gc_window_here(void) { return window_here; }
 
 void gc_set_waker(void (*wake)(void)) { waker = wake; }
 
@@ -393,6 +397,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         if (as_set) {
             whose_as_begin(&as, as_env);
         }
+        window_here = true;
         if (events_enabled(JVMPI_EVENT_GC_START)) {
             dispatch_plain(env, JVMPI_EVENT_GC_START);
             ledger_gc_window(target - served_before > 0 ? target - served_before : 0);
@@ -407,6 +412,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
         if (events_enabled(JVMPI_EVENT_GC_FINISH)) {
             dispatch_gc_finish(env, live_objects, live_bytes, capacity);
         }
+        window_here = false;
         if (as_set) {
             whose_as_end(&as);
         }

@@ -33,6 +33,10 @@ void gc_collection_finished(void);
  * queued for the next collection's window (held longer than stray frees,
  * which would otherwise open one of their own). */
 void gc_hidden_begin(void);
+/* Whether the calling thread is delivering a window (GC_START to GC_FINISH),
+ * as HotSpot 5.0's VM thread did: no raw monitor contention event is posted
+ * for it (layer.c). */
+bool gc_window_here(void);
 void gc_hidden_end(void);
 
 /* DisableGC/EnableGC: while the count is above zero no window is delivered,

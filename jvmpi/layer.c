@@ -97,6 +97,16 @@ bool layer_methods_by_jvmti(void) { return methods_jvmti; }
  * name them so). */
 static JNIEnv *raw_monitor_env(void) { return whose_known_env(seam_current_env()); }
 
+/* HotSpot 5.0 ran the GC_START, OBJECT_FREE and GC_FINISH handlers on its VM
+ * thread and posted no raw monitor contention for that thread: an agent whose
+ * handlers take its own locks there hears nothing of it. */
+static void raw_monitor_event(jint event_type, const char *name, JVMPI_RawMonitor id)
+{
+    if (!gc_window_here()) {
+        dispatch_raw_monitor(event_type, name, id);
+    }
+}
+
 /* The layer's own options, read at the first -agentpath:libjvmpi.so. */
 static jint read_layer_options(void)
 {
@@ -126,7 +136,7 @@ static jint read_layer_options(void)
     options_layer_free(&lopts);
     gc_set_waker(wake_delivery);
     reset_set_waker(wake_delivery);
-    rawmon_set_event_sink(dispatch_raw_monitor);
+    rawmon_set_event_sink(raw_monitor_event);
     rawmon_set_env_source(raw_monitor_env);
     return JNI_OK;
 }

@@ -7,6 +7,7 @@
  * where that thread would, so every window is delivered on a known thread.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static atomic_int n_recs;
 
 /* what a handler does from inside an event */
 static bool run_gc_in_gc_start;
+static JVMPI_RawMonitor enter_in_gc_start;
 
 /* A handler of this type (0: none) blocks until released, once. */
 static atomic_int block_type;
@@ -106,6 +108,12 @@ static void record(JVMPI_Event *ev)
         if (run_gc_in_gc_start) {
             run_gc_in_gc_start = false;
             pi->RunGC();
+        }
+        if (enter_in_gc_start != NULL) {
+            JVMPI_RawMonitor m = enter_in_gc_start;
+            enter_in_gc_start = NULL;
+            pi->RawMonitorEnter(m);
+            pi->RawMonitorExit(m);
         }
         break;
     case JVMPI_EVENT_GC_FINISH:
@@ -489,6 +497,58 @@ START_TEST(test_run_gc_with_nothing_freed_still_brackets)
 }
 END_TEST
 
+/* HotSpot 5.0 ran the collection handlers on its VM thread and posted no
+ * raw monitor contention for it: a GC_START handler that waits for the
+ * agent's own lock, held by another thread, is told nothing of it.  The
+ * other thread's exit is posted, and proves the handler was blocked. */
+static JVMPI_RawMonitor held;
+static atomic_bool holding;
+
+static void *hold_a_while(void *arg)
+{
+    (void)arg;
+    fake_set_thread_env(ENV(1));
+    pi->RawMonitorEnter(held);
+    atomic_store(&holding, true);
+    struct timespec pause = {0, 200 * 1000000L};
+    nanosleep(&pause, NULL); /* the GC_START handler blocks meanwhile */
+    pi->RawMonitorExit(held);
+    return NULL;
+}
+
+START_TEST(test_no_raw_monitor_contention_in_a_window)
+{
+    enable_gc_events();
+    enable(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER);
+    enable(JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED);
+    enable(JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT);
+    go_live();
+    fake_thread(ENV(1), THREAD_ID(1), "holder");
+    atomic_store(&n_recs, 0);
+    held = pi->RawMonitorCreate("agent lock");
+    atomic_store(&holding, false);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, hold_a_while, NULL), 0);
+    while (!atomic_load(&holding)) {
+        sched_yield();
+    }
+    enter_in_gc_start = held;
+    int64_t t = ids_next_object(16, 0);
+    collection(&t, 1);
+    gc_deliver_due(ENV_MAIN);
+    pthread_join(th, NULL);
+    int exits = 0;
+    for (int i = 0; i < nrec(); i++) {
+        ck_assert_msg(recs[i].type != JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER &&
+                          recs[i].type != JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED,
+                      "event %d: raw monitor contention posted for the thread delivering the window", i);
+        exits += recs[i].type == JVMPI_EVENT_RAW_MONITOR_CONTENDED_EXIT;
+    }
+    ck_assert_msg(exits == 1, "the holder's CONTENDED_EXIT came %d times: the handler was not blocked", exits);
+    pi->RawMonitorDestroy(held);
+}
+END_TEST
+
 /* An agent calling RunGC from its GC_START handler must not hang; the frees
  * of that collection come in the next window. */
 START_TEST(test_run_gc_from_a_gc_handler)
@@ -761,6 +821,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_run_gc_with_nothing_freed_still_brackets);
     tcase_add_test(tc, test_run_gc_takes_the_window_being_settled);
     tcase_add_test(tc, test_run_gc_from_a_gc_handler);
+    tcase_add_test(tc, test_no_raw_monitor_contention_in_a_window);
     tcase_add_test(tc, test_stray_frees_wait_a_while);
     tcase_add_test(tc, test_last_window_at_vm_death);
     tcase_add_test(tc, test_no_last_window_without_frees);
