@@ -247,12 +247,32 @@ def check_options(work):
     return n
 
 
+# ---- the man page ------------------------------------------------------------------------
+
+def check_man_page():
+    """docs/jvmpi.1 names every option of the layer's own table (jvmpi/options.c)
+    and no option the layer does not have."""
+    doc = "docs/jvmpi.1"
+    man = read(doc).replace("\\", "")
+    known = re.findall(r'\{"([a-z]+)", OPT_[A-Z]+', read("jvmpi/options.c"))
+    if not known:
+        fail(doc, "no options found in jvmpi/options.c's table")
+    for name in known:
+        if not re.search(r"^\.B[IR]? %s=" % name, man, re.M):
+            fail(doc, "the layer's option %s= is not listed" % name)
+    for name in re.findall(r"^\.B[IR]? ([a-z]+)=", man, re.M):
+        if name not in known:
+            fail(doc, "lists %s=, which is no option of the layer" % name)
+    return len(known)
+
+
 def main():
     work = os.environ["WORK_ROOT"]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    counts = (check_messages(), check_scripts(), check_options(work))
-    print("docs: %d quoted messages, %d script commands, %d option lists run" % counts)
+    counts = (check_messages(), check_scripts(), check_options(work), check_man_page())
+    print("docs: %d quoted messages, %d script commands, %d option lists run, %d layer options in the man page"
+          % counts)
     if failures:
         print("%d quotes do not hold" % len(failures))
         return 1

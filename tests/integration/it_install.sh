@@ -31,7 +31,7 @@ ct_run() {
 PREFIX="$WORK/prefix"
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "cmake --install failed"; }
 for f in bin/jvmpi lib/jvmpi/libjvmpi.so lib/jvmpi/agents/libhprof.so lib/jvmpi/agents/libclasstrace.so \
-  include/jvmpi/jvmpi.h share/doc/jvmpi-layer/README.md; do
+  include/jvmpi/jvmpi.h share/doc/jvmpi-layer/README.md share/man/man1/jvmpi.1; do
   [ -e "$PREFIX/$f" ] || fail "cmake --install left out $f"
 done
 ct_run "$PREFIX/bin/jvmpi" prefix
@@ -54,6 +54,7 @@ if full_run "the Debian package"; then
   dpkg-deb -f "$DEB" Package | grep -qx jvmpi-layer || fail "$DEB is not the jvmpi-layer package"
   dpkg -x "$DEB" "$WORK/root" || fail "dpkg -x $DEB failed"
   [ -x "$WORK/root/usr/bin/jvmpi" ] || fail "the package has no /usr/bin/jvmpi"
+  [ -f "$WORK/root/usr/share/man/man1/jvmpi.1" ] || fail "the package has no man page (/usr/share/man/man1/jvmpi.1)"
   ct_run "$WORK/root/usr/bin/jvmpi" deb
   launcher=$WORK/root/usr/bin/jvmpi
 fi
