@@ -38,6 +38,10 @@ typedef struct {
 static const settle_times after_collection = {20, 10};
 static const settle_times after_run_gc = {30, 50};
 #define SETTLE_MAX_MS 10000 /* only if frees never stop coming */
+/* The VM collects while an agent has GC disabled, and the frees wait for
+ * EnableGC: past this many, or this long, the user is told once. */
+#define HELD_FREES_TOLD (1u << 20)
+#define HELD_MS_TOLD (60 * 1000)
 
 static _Atomic unsigned long frees_seen;
 
@@ -56,6 +60,10 @@ static unsigned long run_gc_asked, run_gc_served;
 static int run_gc_collecting;
 static JNIEnv *run_gc_env_id;
 static int disable_depth;
+/* Since when GC is disabled, and whether the user was told how much that
+ * holds back (once for each time GC is disabled). */
+static struct timespec disabled_since;
+static bool hold_told;
 static int hidden_depth; /* inside gc_hidden_begin/end */
 static bool hidden_since_window; /* a hidden collection since the last window */
 static bool window_busy;
@@ -121,6 +129,15 @@ void gc_object_freed(int64_t tag)
             queue_cap = cap;
         }
         queue[queue_len++] = tag;
+        size_t held = 0;
+        long held_ms = 0;
+        if (disable_depth > 0 && !hold_told && (queue_len & 4095) == 0) {
+            held_ms = ms_since(&disabled_since);
+            if (queue_len >= HELD_FREES_TOLD || held_ms >= HELD_MS_TOLD) {
+                hold_told = true;
+                held = queue_len;
+            }
+        }
         /* Uncounted together with queueing: a window's GC_FINISH counts
          * exactly the objects whose frees it has not delivered.  Its record
          * (idrec.c) is dropped with its window, off the thread that JVM TI
@@ -133,6 +150,12 @@ void gc_object_freed(int64_t tag)
             clock_gettime(CLOCK_MONOTONIC, &oldest_queued);
         }
         pthread_mutex_unlock(&lock);
+        if (held > 0) {
+            /* JDK 5.0 ran no collection at all: its heap filled up instead. */
+            LOG_WARN("GC disabled by the agent for %ld s: the VM collects all the same, and the layer holds back "
+                     "%zu OBJECT_FREEs, and memory for each, until the agent calls EnableGC",
+                     held_ms / 1000, held);
+        }
     }
     if (first) {
         wake(); /* so that the delivery thread times stray frees */
@@ -189,7 +212,10 @@ void gc_disable(void)
         }
         pthread_cond_wait(&idle, &lock);
     }
-    disable_depth++;
+    if (disable_depth++ == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &disabled_since);
+        hold_told = false;
+    }
     pthread_mutex_unlock(&lock);
     if (parked) {
         gate_unpark();

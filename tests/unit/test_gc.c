@@ -17,6 +17,7 @@
 
 #include "events.h"
 #include "fake_backend.h"
+#include "stderr_capture.h"
 #include "gc.h"
 #include "interface.h"
 #include "layer.h"
@@ -410,6 +411,28 @@ START_TEST(test_disabled_gc_holds_windows_back)
     assert_window(0, t, 2);
     pi->EnableGC(); /* one too many: an error line, nothing else */
     ck_assert_int_eq(interface_gc_disabled_depth(), 0);
+}
+END_TEST
+
+/* GC disabled for long: the VM collects all the same and the frees wait;
+ * past a million of them the user is told once, with how many. */
+START_TEST(test_long_disabled_gc_is_told_once)
+{
+    enable_gc_events();
+    go_live();
+    pi->DisableGC();
+    stderr_capture cap;
+    stderr_capture_begin(&cap);
+    layer_gc_finish();
+    for (int i = 0; i < (1 << 20) + (1 << 16); i++) {
+        layer_object_freed(ids_next_object(16, 0));
+    }
+    stderr_capture_end(&cap);
+    const char *line = strstr(cap.text, "GC disabled by the agent for ");
+    ck_assert_msg(line != NULL, "nothing said of the frees held back");
+    ck_assert_msg(strstr(line + 1, "GC disabled by the agent") == NULL, "said more than once: %s", cap.text);
+    ck_assert_msg(strstr(line, "holds back 1048576 OBJECT_FREEs") != NULL, "%s", line);
+    ck_assert_int_eq(nrec(), 0);
 }
 END_TEST
 
@@ -817,6 +840,7 @@ static Suite *gc_suite(void)
     tcase_add_test(tc, test_class_tags_are_not_objects);
     tcase_add_test(tc, test_free_off_still_counts);
     tcase_add_test(tc, test_disabled_gc_holds_windows_back);
+    tcase_add_test(tc, test_long_disabled_gc_is_told_once);
     tcase_add_test(tc, test_run_gc_delivers_before_returning);
     tcase_add_test(tc, test_run_gc_with_nothing_freed_still_brackets);
     tcase_add_test(tc, test_run_gc_takes_the_window_being_settled);
