@@ -24,8 +24,9 @@
 
 static _Atomic bool init_done;
 
-/* One line naming the function and what was wrong with the call. */
-#define BAD_CALL(fn, ...) LOG_ERROR(fn ": " __VA_ARGS__)
+/* One line naming the function and what was wrong with the call; an
+ * agent that repeats the mistake in a loop gets it counted (log_refused). */
+#define BAD_CALL(fn, ...) log_refused(fn, __VA_ARGS__)
 
 static bool require_live(const char *fn)
 {
@@ -40,7 +41,7 @@ static bool require_live(const char *fn)
             LOG_DEBUG("%s: the VM is ending before it finished starting; ignored", fn);
             return false;
         }
-        LOG_ERROR("%s: called before the VM finished starting (wait for JVM_INIT_DONE)", fn);
+        BAD_CALL(fn, "called before the VM finished starting (wait for JVM_INIT_DONE)");
         return false;
     case LAYER_DEAD:
         break;
@@ -55,11 +56,11 @@ static bool require_live(const char *fn)
 static void not_a_thread(const char *fn, JNIEnv *env)
 {
     if (env == NULL) {
-        LOG_ERROR("%s: NULL JNIEnv *", fn);
+        BAD_CALL(fn, "NULL JNIEnv *");
     } else if (threads_recently_ended(env)) {
         LOG_DEBUG("%s: JNIEnv %p is a thread that has ended", fn, (void *)env);
     } else {
-        LOG_ERROR("%s: JNIEnv %p is not a live thread the layer knows", fn, (void *)env);
+        BAD_CALL(fn, "JNIEnv %p is not a live thread the layer knows", (void *)env);
     }
 }
 
@@ -215,8 +216,12 @@ static void JNICALL get_call_trace(JVMPI_CallTrace *trace, jint depth)
         return;
     }
     trace->num_frames = 0;
-    if (depth <= 0 || trace->frames == NULL) {
-        BAD_CALL("GetCallTrace", "%s", depth <= 0 ? "depth must be at least 1" : "NULL frames buffer");
+    if (depth <= 0) {
+        BAD_CALL("GetCallTrace", "depth must be at least 1");
+        return;
+    }
+    if (trace->frames == NULL) {
+        BAD_CALL("GetCallTrace", "NULL frames buffer");
         return;
     }
     if (!require_live("GetCallTrace")) {
@@ -322,8 +327,12 @@ static void JNICALL resume_thread(JNIEnv *env) { (void)resume_one("ResumeThread"
 
 static void thread_list(const char *fn, jint (*op)(const char *, JNIEnv *), jint count, JNIEnv **list, jint *results)
 {
-    if (count < 0 || (count > 0 && (list == NULL || results == NULL))) {
-        LOG_ERROR("%s: %s", fn, count < 0 ? "negative count" : "NULL list or results");
+    if (count < 0) {
+        BAD_CALL(fn, "negative count");
+        return;
+    }
+    if (count > 0 && (list == NULL || results == NULL)) {
+        BAD_CALL(fn, "NULL list or results");
         return;
     }
     for (jint i = 0; i < count; i++) {

@@ -306,6 +306,8 @@ void layer_stop(void)
     replay_done = true;
     pthread_cond_broadcast(&freed_cond);
     pthread_mutex_unlock(&freed_lock);
+    /* Here, not at VM death alone: ProfilerExit ends the process without one. */
+    log_refusals_summary();
 }
 
 /* HotSpot 17+ ends the thread that runs DestroyJavaVM before it posts
@@ -731,6 +733,7 @@ void layer_reset(void)
     defs_reset();
     gate_reset();
     ledger_reset();
+    log_refusals_reset();
     pthread_mutex_lock(&freed_lock);
     delivery_stop = false;
     replay_done = false;

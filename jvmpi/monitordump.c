@@ -147,7 +147,7 @@ jint monitordump_request(JNIEnv *env)
     seam_monitor_snapshot snap;
     memset(&snap, 0, sizeof snap);
     if (env == NULL) {
-        LOG_ERROR("RequestEvent(MONITOR_DUMP): the calling thread is not attached to the VM");
+        log_refused("RequestEvent(MONITOR_DUMP)", "the calling thread is not attached to the VM");
         return JVMPI_FAIL;
     }
     int n_all = 0, n_virtual = 0;

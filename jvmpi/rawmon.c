@@ -120,8 +120,13 @@ static node *blocked_head;
 
 /* ---- helpers ---------------------------------------------------------- */
 
-/* Errors go through the layer's log, so logfile= catches them too. */
+/* Errors go through the layer's log, so logfile= catches them too; a call
+ * refused is counted after its first lines (log_refused), as an agent may
+ * repeat it in a loop. */
 #define report(...) LOG_ERROR(__VA_ARGS__)
+#define refuse(fn, ...) log_refused(fn, __VA_ARGS__)
+/* A monitor's name in a line: its first 64 bytes, copied under its lock. */
+#define NAME_SHOWN 65
 
 static JNIEnv *current_env(void)
 {
@@ -218,14 +223,14 @@ static slot *lock_monitor(JVMPI_RawMonitor m, const char *fn)
     slot *s;
 
     if (m == NULL) {
-        report("%s: NULL raw monitor", fn);
+        refuse(fn, "NULL raw monitor");
         return NULL;
     }
     index = (uint32_t)(h & INDEX_MASK);
     stamp = (uint32_t)((h >> STAMP_SHIFT) & STAMP_MASK);
     if ((h >> HANDLE_TAG_SHIFT) != HANDLE_TAG || (stamp & 1u) == 0
         || index >= atomic_load_explicit(&n_slots, memory_order_acquire)) {
-        report("%s: %p is not a raw monitor", fn, (void *)m);
+        refuse(fn, "%p is not a raw monitor", (void *)m);
         return NULL;
     }
     s = slot_at(index);
@@ -239,9 +244,9 @@ static slot *lock_monitor(JVMPI_RawMonitor m, const char *fn)
      * monitor's; a newer one was never handed out. */
     age = ((atomic_load_explicit(&s->stamp, memory_order_relaxed) & STAMP_MASK) - stamp) & STAMP_MASK;
     if (age > 0 && age < (STAMP_MASK + 1) / 2)
-        report("%s: raw monitor %p was destroyed", fn, (void *)m);
+        refuse(fn, "raw monitor %p was destroyed", (void *)m);
     else
-        report("%s: %p is not a raw monitor", fn, (void *)m);
+        refuse(fn, "%p is not a raw monitor", (void *)m);
     return NULL;
 }
 
@@ -365,7 +370,7 @@ JVMPI_RawMonitor rawmon_create_by(int creator, const char *name)
     slot *s;
 
     if (name == NULL) {
-        report("RawMonitorCreate: NULL name");
+        refuse("RawMonitorCreate", "NULL name");
         return NULL;
     }
     copy = strdup(name);
@@ -382,8 +387,8 @@ JVMPI_RawMonitor rawmon_create_by(int creator, const char *name)
         index = atomic_load_explicit(&n_slots, memory_order_relaxed);
         if (index >= MAX_SLOTS) {
             pthread_mutex_unlock(&table_mu);
-            report("RawMonitorCreate: too many raw monitors (%u), \"%.64s\" not created",
-                   (unsigned)MAX_SLOTS, name);
+            refuse("RawMonitorCreate", "too many raw monitors (%u), \"%.64s\" not created", (unsigned)MAX_SLOTS,
+                   name);
             free(copy);
             return NULL;
         }
@@ -436,7 +441,7 @@ void rawmon_enter(JVMPI_RawMonitor m)
     if (pthread_equal(s->owner, pthread_self())) {
         if (s->count == INT32_MAX) {
             pthread_mutex_unlock(&s->mu);
-            report("RawMonitorEnter: raw monitor %p entered too many times", (void *)m);
+            refuse("RawMonitorEnter", "raw monitor %p entered too many times", (void *)m);
             return;
         }
         s->count++;
@@ -490,10 +495,10 @@ void rawmon_exit(JVMPI_RawMonitor m)
     if (s == NULL)
         return;
     if (!owned_by_me(s)) {
-        char why[160];
-        snprintf(why, sizeof why, "raw monitor \"%.64s\" is not owned by this thread", s->name);
+        char shown[NAME_SHOWN];
+        snprintf(shown, sizeof shown, "%s", s->name);
         pthread_mutex_unlock(&s->mu);
-        report("RawMonitorExit: %s", why);
+        refuse("RawMonitorExit", "raw monitor \"%s\" is not owned by this thread", shown);
         return;
     }
     if (--s->count > 0) {
@@ -533,11 +538,10 @@ void rawmon_wait(JVMPI_RawMonitor m, jlong ms)
     if (s == NULL)
         return;
     if (!owned_by_me(s)) {
-        char why[160];
-        snprintf(why, sizeof why, "raw monitor \"%.64s\" is not owned by this thread; not waiting",
-                 s->name);
+        char shown[NAME_SHOWN];
+        snprintf(shown, sizeof shown, "%s", s->name);
         pthread_mutex_unlock(&s->mu);
-        report("RawMonitorWait: %s", why);
+        refuse("RawMonitorWait", "raw monitor \"%s\" is not owned by this thread; not waiting", shown);
         return;
     }
 
@@ -576,11 +580,10 @@ void rawmon_notify_all(JVMPI_RawMonitor m)
     if (s == NULL)
         return;
     if (!owned_by_me(s)) {
-        char why[160];
-        snprintf(why, sizeof why, "raw monitor \"%.64s\" is not owned by this thread; nobody notified",
-                 s->name);
+        char shown[NAME_SHOWN];
+        snprintf(shown, sizeof shown, "%s", s->name);
         pthread_mutex_unlock(&s->mu);
-        report("RawMonitorNotifyAll: %s", why);
+        refuse("RawMonitorNotifyAll", "raw monitor \"%s\" is not owned by this thread; nobody notified", shown);
         return;
     }
     if (s->waiting.n > 0) {
@@ -597,7 +600,7 @@ void rawmon_notify_all(JVMPI_RawMonitor m)
 
 void rawmon_destroy(JVMPI_RawMonitor m)
 {
-    char why[200];
+    char shown[NAME_SHOWN];
     char *name = NULL;
     bool now;
     slot *s = lock_monitor(m, "RawMonitorDestroy");
@@ -605,18 +608,17 @@ void rawmon_destroy(JVMPI_RawMonitor m)
     if (s == NULL)
         return;
     if (s->owned && !owned_by_me(s)) {
-        snprintf(why, sizeof why, "raw monitor \"%.64s\" is owned by another thread; not destroyed",
-                 s->name);
+        snprintf(shown, sizeof shown, "%s", s->name);
         pthread_mutex_unlock(&s->mu);
-        report("RawMonitorDestroy: %s", why);
+        refuse("RawMonitorDestroy", "raw monitor \"%s\" is owned by another thread; not destroyed", shown);
         return;
     }
     if (s->entering.n > 0 || s->waiting.n > 0) {
-        snprintf(why, sizeof why,
-                 "raw monitor \"%.64s\" has %d thread(s) entering and %d waiting; not destroyed",
-                 s->name, (int)s->entering.n, (int)s->waiting.n);
+        int entering = (int)s->entering.n, waiting = (int)s->waiting.n;
+        snprintf(shown, sizeof shown, "%s", s->name);
         pthread_mutex_unlock(&s->mu);
-        report("RawMonitorDestroy: %s", why);
+        refuse("RawMonitorDestroy", "raw monitor \"%s\" has %d thread(s) entering and %d waiting; not destroyed",
+               shown, entering, waiting);
         return;
     }
     atomic_store_explicit(&s->stamp, atomic_load_explicit(&s->stamp, memory_order_relaxed) + 1,

@@ -2,14 +2,17 @@
  * b_badinput - bad arguments never crash the layer (it_b_badinput.sh, with B_Workers).
  *
  * JVM_OnLoad and the JVM_INIT_DONE handler hand the layer NULLs, a JNIEnv *
- * that is no thread's, a destroyed raw monitor, and event numbers that do not
- * exist.  What each call returns is logged; where JVMPI (or the layer's
- * documented behaviour) says what to return, it is checked.  Afterwards the
+ * that is no thread's, a destroyed raw monitor, event numbers that do not
+ * exist, and 1000 class IDs that are none.  What each call returns is
+ * logged; where JVMPI (or the layer's documented behaviour) says what to
+ * return, it is checked.  Afterwards the
  * layer must still work: raw monitors, GetThreadObject, and THREAD_START
  * events for the program's worker threads.  The JVM must then finish
  * normally with the program's output intact (checked by the script).
  * Options: OUTFILE.
  */
+#include <stdint.h>
+
 #include "b_common.h"
 
 #define AGENT "b_badinput"
@@ -133,6 +136,16 @@ static void id_calls(void)
     b_check(r != JVMPI_SUCCESS, "RequestEvent(THREAD_START, NULL) does not report success (%d)", (int)r);
     b_check(__atomic_load_n(&unexpected_requested, __ATOMIC_SEQ_CST) == 0,
             "no event delivered for requests with a NULL ID");
+
+    /* What a profiler built for 32-bit JVMs asks for: IDs read as 4 bytes
+     * out of a 64-bit heap dump.  The layer prints a few of these errors
+     * and counts the rest (checked by the script). */
+    int refused = 0;
+    for (int i = 0; i < 1000; i++) {
+        jobjectID id = (jobjectID)(uintptr_t)(0x7ead0000u + (unsigned)i * 8u);
+        refused += b_pi->RequestEvent(JVMPI_EVENT_CLASS_LOAD, id) == JVMPI_FAIL;
+    }
+    b_check(refused == 1000, "RequestEvent(CLASS_LOAD) of 1000 IDs no class has fails each time (%d)", refused);
 
     b_check(b_pi->GetMethodClass(NULL) == NULL, "GetMethodClass(NULL) is NULL");
     b_check(b_pi->jobjectID2jobject(NULL) == NULL, "jobjectID2jobject(NULL) is NULL");

@@ -15,7 +15,17 @@ printf 'B_Workers start\nB_Workers end\n' | cmp -s - "$WORK/bad.out" \
   || { cat "$WORK/bad.out"; fail "the program's output is not intact"; }
 expect_no_agent_failures "$out"
 expect_file_has "$out" '^JVM_INIT_DONE: all calls returned$'
-# 14 event numbers, 2 EnableEvent, 6 thread, 2 monitor, 6 ID, 3 sanity, 1 at shut-down.
-expect_summary "$out" b_badinput 34
+# 14 event numbers, 2 EnableEvent, 6 thread, 2 monitor, 7 ID, 3 sanity, 1 at shut-down.
+expect_summary "$out" b_badinput 35
+# 1001 RequestEvent(CLASS_LOAD)s with no class's ID (a NULL, then 1000 made up):
+# the first 5 printed, one line saying the rest are counted, and their
+# exact number at VM death.
+err="$WORK/bad.err"
+shown=$(grep -c '^JVMPI layer: error: RequestEvent(CLASS_LOAD): [^ ]* is not a class ID$' "$err")
+[ "$shown" = 5 ] || { grep 'CLASS_LOAD' "$err" | head -20; fail "$shown lines for refused CLASS_LOAD requests, not 5"; }
+[ "$(grep -c '^JVMPI layer: error: RequestEvent(CLASS_LOAD): further calls refused for the same reason' "$err")" = 1 ] \
+  || fail "no single line saying further refused CLASS_LOAD requests are counted"
+expect_file_has "$err" \
+  '^JVMPI layer: error: RequestEvent(CLASS_LOAD): 996 more calls refused for the same reason: \.\.\. is not a class ID$'
 note "b_badinput: all checks passed"
 exit 0
