@@ -254,8 +254,8 @@ static class_key alloc_key(const JVMPI_Event *ev)
     class_key k = {0, 0, 0};
     int64_t own = 0, tag = seam_tag_from_id(ev->u.obj_alloc.obj_id);
     if (ids_is_class(tag)) {
-        /* java.lang.Class's own Class object too, though its event names
-         * no class: its class is java.lang.Class all the same. */
+        /* A Class object, requested java.lang.Class's own too, whose event
+         * names no class: its class is java.lang.Class all the same. */
         k.cls = seam_tag_from_id(seam_class_class_id());
         k.kind = KEY_OWN;
     } else if (ids_object_class(tag, &own) == IDS_OBJECT_LIVE) {
