@@ -460,6 +460,10 @@ static jobjectID JNICALL get_method_class(jmethodID method)
     if (!require_live("GetMethodClass")) {
         return NULL;
     }
+    if (!seam_method_id_valid(method)) {
+        BAD_CALL("GetMethodClass", "%p is not a method ID", (void *)method);
+        return NULL;
+    }
     return seam_method_class(method);
 }
 

@@ -192,6 +192,9 @@ void seam_define_loaded_classes(JNIEnv *env);
 /* ID of the class that declares a method, defining the class if needed;
  * NULL when the method ID is not valid. */
 jobjectID seam_method_class(jmethodID method);
+/* Whether an agent's method ID can be one the VM made: checked without a
+ * fault before it reaches JVM TI, which crashes on some garbage IDs. */
+bool seam_method_id_valid(jmethodID method);
 
 /* The thread functions below may name a thread that has just ended (the
  * JVMPI side looked it up a moment before): they then fail without an

@@ -92,6 +92,9 @@ static bool fill_methods(jclass klass, seam_class_info *info)
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassMethods, klass, &n, &methods))) {
         return false;
     }
+    if (n > 0) {
+        bk_methodcheck_learn(methods[0]);
+    }
     info->methods = calloc((size_t)n + 1, sizeof *info->methods);
     if (info->methods == NULL) {
         bk_deallocate(methods);
@@ -602,6 +605,8 @@ void seam_define_loaded_classes(JNIEnv *env)
     bk_deallocate(classes);
     after_defining(env, &defined, false);
 }
+
+bool seam_method_id_valid(jmethodID method) { return bk_method_id_plausible(method); }
 
 jobjectID seam_method_class(jmethodID method)
 {

@@ -148,6 +148,17 @@ static void id_calls(void)
     b_check(refused == 1000, "RequestEvent(CLASS_LOAD) of 1000 IDs no class has fails each time (%d)", refused);
 
     b_check(b_pi->GetMethodClass(NULL) == NULL, "GetMethodClass(NULL) is NULL");
+    /* Method IDs no method has: unmapped memory, a number past any
+     * method's (from JDK 26 on, method IDs are numbers counted from 1), and
+     * memory that holds no method (the agent's own data).  JVM TI, given
+     * the first, crashes JDK 8 to 25. */
+    static uintptr_t not_a_method[4] = {0x1234, 0x5678, 0x9abc, 0xdef0};
+    jmethodID bad[] = {(jmethodID)(uintptr_t)0x7ead0008u, (jmethodID)(uintptr_t)0x3f000000u,
+                       (jmethodID)&not_a_method[0], (jmethodID)&not_a_method[1]};
+    int nulls = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        nulls += b_pi->GetMethodClass(bad[i]) == NULL;
+    b_check(nulls == 4, "GetMethodClass of 4 IDs no method has gives NULL each time (%d)", nulls);
     b_check(b_pi->jobjectID2jobject(NULL) == NULL, "jobjectID2jobject(NULL) is NULL");
     b_check(b_pi->jobject2jobjectID(NULL) == NULL, "jobject2jobjectID(NULL) is NULL");
 }

@@ -181,6 +181,8 @@ void seam_define_loaded_classes(JNIEnv *env)
 
 jobjectID seam_method_class(jmethodID method) { return fake.method_class; }
 
+bool seam_method_id_valid(jmethodID method) { return method != NULL && method != fake.bad_method; }
+
 jobjectID seam_class_class_id(void) { return fake.class_class_id; }
 
 seam_adoption seam_thread_adopt(JNIEnv *env)

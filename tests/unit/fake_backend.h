@@ -29,6 +29,7 @@ typedef struct {
     jint trace_frames;                   /* seam_call_trace() fills this many (<= depth) */
     jmethodID trace_top;                 /* when set, the method of the first frame it fills */
     jobjectID method_class;              /* seam_method_class() */
+    jmethodID bad_method;                /* seam_method_id_valid() says no */
 
     /* added for test_options/tables/events/interface */
     bool refuse_source[SEAM_SRC_COUNT];  /* refuse switching just these sources */

@@ -1617,6 +1617,10 @@ START_TEST(test_ids_functions)
     fake.method_class = CLASS_ID(4);
     ck_assert_ptr_eq(pi->GetMethodClass((jmethodID)(uintptr_t)0x1000), CLASS_ID(4));
     ck_assert_ptr_null(pi->GetMethodClass(NULL));
+    /* An ID the backend finds no method behind never reaches the backend's
+     * lookup (JVM TI crashes on some). */
+    fake.bad_method = (jmethodID)(uintptr_t)0x2000;
+    ck_assert_ptr_null(pi->GetMethodClass(fake.bad_method));
     ck_assert_ptr_null(pi->jobjectID2jobject(NULL));
     ck_assert_ptr_null(pi->jobject2jobjectID(NULL));
 }
