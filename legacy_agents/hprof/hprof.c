@@ -81,6 +81,8 @@ static void write_preamble(void)
         "\n"
         "THREAD START / THREAD END   a thread began or ended: obj is its Thread\n"
         "        object, id its serial, with its name and thread group.\n"
+        "WAIT / WAITED   with monitor=y: a thread began or ended Object.wait on\n"
+        "        a monitor, named by its class; timeout and time_waited in ms.\n"
         "TRACE n   a call stack, innermost frame first, at most depth=%d frames:\n"
         "        class.method(SourceFile.java:line).  With thread=y the thread's\n"
         "        serial follows, and the same stack in two threads is two traces.\n"
@@ -90,12 +92,10 @@ static void write_preamble(void)
         "        the running total; alloc'ed counts everything ever allocated\n"
         "        there, collected or not.  Sites under cutoff=%g of the live\n"
         "        bytes are left out.  Arrays show as char[] or java.lang.String[].\n"
-        "CPU SAMPLES   every 10 ms the stack of each runnable thread is taken;\n"
-        "        count is how often a trace was seen, method its top frame.\n"
+        "CPU SAMPLES   every interval=%d ms the stack of each runnable thread is\n"
+        "        taken; count is how often a trace was seen, method its top frame.\n"
         "CPU TIME (ms)   with cpu=times: CPU time spent in a method itself, not in\n"
         "        its callees, per calling trace; count is the number of calls.\n"
-        "CPU TIME (old format)   with cpu=old: calls and time (ms, callees\n"
-        "        included) per callee and caller pair, as java -prof printed them.\n"
         "MONITOR TIME   with monitor=y: time threads spent waiting to enter a\n"
         "        monitor another thread held, per trace and monitor.\n"
         "HEAP DUMP   every object reachable from the roots: ROOT (a garbage\n"
@@ -107,7 +107,7 @@ static void write_preamble(void)
         "        park; S suspended, I interrupted), then each monitor in use with\n"
         "        its owner and the threads waiting for it.\n"
         "--------\n\n",
-        option_text, hprof_opt.depth, hprof_opt.cutoff);
+        option_text, hprof_opt.depth, hprof_opt.cutoff, hprof_opt.interval);
 }
 
 static void write_control_settings(void)
@@ -118,7 +118,29 @@ static void write_control_settings(void)
     hprof_record_end();
 }
 
-/* Everything so far, to the file or socket.  Called without the lock. */
+/* With verbose=y (the default since JDK 5) each dump is told on stderr, in
+ * JDK 8's words, part by part as it goes: a dump that takes long shows where. */
+static void say(const char *part)
+{
+    if (hprof_opt.verbose) {
+        fputs(part, stderr);
+        fflush(stderr);
+    }
+}
+
+/* The traces a section is about to refer to: those made since the last
+ * write, by threads that ran while the section before was written. */
+static void write_new_traces(void)
+{
+    if (hprof_opt.heap || hprof_opt.monitor || !HPROF_PROF_LISTING()) {
+        hprof_trace_write_pending();
+    }
+}
+
+/* Everything so far, to the file or socket.  The sections come in JDK 8's
+ * order (MONITOR DUMP, MONITOR TIME, HEAP DUMP, SITES, then CPU), which is
+ * where scripts written for its output look for them.  Called without the
+ * lock, which is not held across a request to the VM (see the top). */
 static void dump_all(void)
 {
     hprof_jvmpi->RawMonitorEnter(dump_lock);
@@ -126,21 +148,34 @@ static void dump_all(void)
         hprof_jvmpi->RawMonitorExit(dump_lock);
         return;
     }
+    say("Dumping");
     if (hprof_opt.heap & HPROF_HEAP_SITES) {
         /* Live counts are what the last GC left: make that now, so SITES
-         * shows what is reachable (the 0x4 "force GC" of ALLOC SITES). */
+         * shows what is reachable (the 0x4 "force GC" of ALLOC SITES), and
+         * take them now, before the heap dump (see hprof_heap_take_sites). */
         hprof_jvmpi->RunGC();
     }
     hprof_lock_enter();
-    hprof_trace_write_pending();
     if (hprof_opt.heap & HPROF_HEAP_SITES) {
-        hprof_heap_write_sites();
+        hprof_heap_take_sites();
     }
-    hprof_cpu_write();
-    hprof_monitor_write_time();
+    write_new_traces();
     hprof_io_flush();
     hprof_lock_exit();
+    if (hprof_opt.monitor) {
+        say(" contended monitor usage ...");
+        if (!hprof_opt.binary && hprof_jvmpi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL) != JVMPI_SUCCESS) {
+            hprof_lock_enter();
+            hprof_printf("MONITOR DUMP BEGIN\n    (not available from this VM)\nMONITOR DUMP END\n");
+            hprof_lock_exit();
+        }
+        hprof_lock_enter();
+        write_new_traces();
+        hprof_monitor_write_time();
+        hprof_lock_exit();
+    }
     if (hprof_opt.heap & HPROF_HEAP_DUMP) {
+        say(" Java heap ...");
         JVMPI_HeapDumpArg arg;
         arg.heap_dump_level = JVMPI_DUMP_LEVEL_2;
         jint rc = hprof_jvmpi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, &arg);
@@ -148,17 +183,26 @@ static void dump_all(void)
             hprof_error("the VM gave no heap dump (RequestEvent returned %d)", (int)rc);
         }
     }
-    if (hprof_opt.monitor && !hprof_opt.binary) {
-        jint rc = hprof_jvmpi->RequestEvent(JVMPI_EVENT_MONITOR_DUMP, NULL);
-        if (rc != JVMPI_SUCCESS) {
-            hprof_lock_enter();
-            hprof_printf("MONITOR DUMP BEGIN\n    (not available from this VM)\nMONITOR DUMP END\n");
-            hprof_lock_exit();
-        }
+    if (hprof_opt.heap & HPROF_HEAP_SITES) {
+        say(" allocation sites ...");
+        hprof_lock_enter();
+        write_new_traces();
+        hprof_heap_write_sites();
+        hprof_lock_exit();
+    }
+    if (hprof_opt.cpu != HPROF_CPU_OFF) {
+        say(hprof_opt.cpu == HPROF_CPU_SAMPLES ? " CPU usage by sampling running threads ..."
+            : hprof_opt.cpu == HPROF_CPU_TIMES ? " CPU usage by timing methods ..."
+                                               : " CPU usage in old prof format ...");
+        hprof_lock_enter();
+        write_new_traces();
+        hprof_cpu_write();
+        hprof_lock_exit();
     }
     hprof_lock_enter();
     hprof_io_flush();
     hprof_lock_exit();
+    say(" done.\n");
     hprof_jvmpi->RawMonitorExit(dump_lock);
 }
 
@@ -201,6 +245,8 @@ static void notify(JVMPI_Event *ev)
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTER:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
         hprof_monitor_event(ev);
         break;
     case JVMPI_EVENT_CLASS_LOAD:
@@ -298,7 +344,7 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (hprof_opt.binary) {
         write_control_settings();
         hprof_trace_write_pending(); /* the empty trace: LOAD CLASS and START THREAD use it */
-    } else {
+    } else if (!HPROF_PROF_LISTING()) {
         write_preamble();
     }
     hprof_io_flush();

@@ -60,6 +60,9 @@ typedef struct {
     int lineno;
     int thread;
     int doe;
+    int interval;      /* ms between cpu=samples ticks (JDK 5 to 8) */
+    int force;         /* n: never overwrite an existing file= (JDK 5 to 8) */
+    int verbose;       /* "Dumping ... done." on stderr at each dump (JDK 5 to 8) */
 } hprof_options;
 
 extern hprof_options hprof_opt;
@@ -67,6 +70,9 @@ extern hprof_options hprof_opt;
 /* 0 = go on, 1 = "help" was given, -1 = a bad option (already reported). */
 int hprof_options_parse(const char *options);
 void hprof_options_usage(FILE *to);
+/* With cpu=old JDK 8's HPROF made the ascii file a java -prof listing: no
+ * preamble, no THREAD lines, traces only where another section needs them. */
+#define HPROF_PROF_LISTING() (hprof_opt.cpu == HPROF_CPU_OLD && !hprof_opt.binary)
 
 /* ---- hprof_io.c: the output, ascii or binary --------------------------- */
 
@@ -296,6 +302,9 @@ jobjectID hprof_heap_object_class(jobjectID id);
 /* Asks the VM for the OBJECT_ALLOC of an object the table does not have;
  * returns its class (NULL if none) and fills size/is_array. */
 jobjectID hprof_heap_request_object(jobjectID id, jint *size, jint *is_array);
+/* SITES: the figures are taken (right after the forced GC of a dump) and
+ * written later in the dump; write takes them itself if they were not. */
+void hprof_heap_take_sites(void);
 void hprof_heap_write_sites(void);
 void hprof_heap_totals(jlong *live_bytes, jlong *live_objs, jlong *alloc_bytes, jlong *alloc_objs);
 

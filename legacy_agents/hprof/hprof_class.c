@@ -312,7 +312,7 @@ void hprof_thread_start(JVMPI_Event *ev)
         hprof_id(group);
         hprof_id(parent);
         hprof_record_end();
-    } else {
+    } else if (!HPROF_PROF_LISTING()) {
         hprof_printf("THREAD START (obj=%llx, id = %d, name=\"%s\", group=\"%s\")\n",
                      (unsigned long long)(uintptr_t)t->obj, t->serial, t->name, t->group);
     }
@@ -329,7 +329,7 @@ void hprof_thread_end(JVMPI_Event *ev)
         hprof_record_begin(HPROF_END_THREAD);
         hprof_u4((uint32_t)t->serial);
         hprof_record_end();
-    } else {
+    } else if (!HPROF_PROF_LISTING()) {
         hprof_printf("THREAD END (id = %d)\n", t->serial);
     }
 }

@@ -1,12 +1,13 @@
 /*
  * hprof_cpu.c - where the CPU time goes.
  *
- * cpu=samples: a system thread wakes every SAMPLE_MS and takes the call trace
- * of every thread that is runnable; a trace's count is how often it was seen.
- * 10 ms rather than the 1 ms HPROF aimed at: on a current JVM each trace is a
- * JVM TI stack walk with a handshake per thread, and Linux timers below a few
- * ms mostly measure themselves; 100 samples a second per thread ranks the
- * hot spots of a run of a few seconds just as well.  Threads are not
+ * cpu=samples: a system thread wakes every interval= ms and takes the call
+ * trace of every thread that is runnable; a trace's count is how often it
+ * was seen.  10 ms by default, as JDK 5 to 8 had it, rather than the 1 ms the
+ * JVMPI HPROF aimed at: on a current JVM each trace is a JVM TI stack walk
+ * with a handshake per thread, and Linux timers below a few ms mostly
+ * measure themselves; 100 samples a second per thread ranks the hot spots
+ * of a run of a few seconds just as well.  Threads are not
  * suspended around the walk to ask ThreadHasRun (as some JVMPI agents did):
  * on JDK 17 SuspendThread of a thread that is detaching waits for ever, and
  * a suspended thread may hold a lock the walk needs.  Instead a thread seen
@@ -19,14 +20,14 @@
  * is charged to the trace made of the top `depth` entries of that stack.
  * cpu=times prints CPU TIME ranked by self time with count = calls; cpu=old
  * prints the flat list of JDK 1.1's `java -prof`: count, callee, caller and
- * time (ms, including callees) per caller/callee pair.
+ * time (ms, including callees) per caller/callee pair, with no section
+ * around it, as JDK 8's HPROF did (tools read it as a java.prof file).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hprof.h"
 
-#define SAMPLE_MS 10
 #define MAX_SAMPLED_THREADS 1024
 
 static JVMPI_RawMonitor sampler_lock;
@@ -104,7 +105,7 @@ static void sampler(void *arg)
     JVMPI_CallFrame *frames = hprof_calloc((size_t)MAX_SAMPLED_THREADS * (size_t)depth, sizeof *frames);
     hprof_jvmpi->RawMonitorEnter(sampler_lock);
     while (!sampler_stop) {
-        hprof_jvmpi->RawMonitorWait(sampler_lock, SAMPLE_MS);
+        hprof_jvmpi->RawMonitorWait(sampler_lock, hprof_opt.interval);
         if (sampler_stop) {
             break;
         }
@@ -415,31 +416,28 @@ static void old_method_name(jmethodID id, char *buf, size_t len)
 {
     hprof_method *m = id != NULL ? hprof_method_lookup(id) : NULL;
     if (id == NULL) {
-        snprintf(buf, len, "<root>");
+        snprintf(buf, len, "<unknown caller>"); /* JDK 8's words for the outermost method */
     } else if (m == NULL || m->cls == NULL) {
         snprintf(buf, len, "<unknown method %p>", (void *)id);
     } else {
         char cls[1024];
-        hprof_class_binary_name(m->cls->name, cls, sizeof cls);
+        hprof_class_print_name(m->cls->name, cls, sizeof cls);
         snprintf(buf, len, "%s.%s%s", cls, m->name, m->sig);
     }
 }
 
 static void write_old(void)
 {
-    char date[64], callee[2048], caller[2048];
+    char callee[2048], caller[2048];
     pair **sorted = hprof_calloc((size_t)n_pairs, sizeof *sorted);
     memcpy(sorted, all_pairs, (size_t)n_pairs * sizeof *sorted);
     qsort(sorted, (size_t)n_pairs, sizeof *sorted, by_pair_count);
-    hprof_printf("CPU TIME (old format) BEGIN (total = %lld ms) %s\n", (long long)(total_ns / 1000000),
-                 hprof_date(date, sizeof date));
     hprof_printf("count callee caller time\n");
     for (int i = 0; i < n_pairs; i++) {
         old_method_name(sorted[i]->callee, callee, sizeof callee);
         old_method_name(sorted[i]->caller, caller, sizeof caller);
         hprof_printf("%ld %s %s %lld\n", sorted[i]->count, callee, caller, (long long)(sorted[i]->ns / 1000000));
     }
-    hprof_printf("CPU TIME (old format) END\n");
     free(sorted);
 }
 

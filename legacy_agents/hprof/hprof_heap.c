@@ -258,9 +258,23 @@ static void site_name(site *s, char *buf, size_t len)
     }
 }
 
-void hprof_heap_write_sites(void)
+/* SITES as they were when hprof_heap_take_sites ran: the figures are taken
+ * right after the forced GC and written later, after the HEAP DUMP, where
+ * JDK 8's HPROF put the section.  Taken later, they would count as live what
+ * the JDK allocates while the dump is taken (some 200 Strings on JDK 8),
+ * which the dump itself cannot have. */
+typedef struct {
+    site *s;
+    jlong live_bytes, live_objs, alloc_bytes, alloc_objs;
+} site_row;
+
+static site_row *taken;
+static uint32_t n_taken;
+static int have_taken;
+static jlong taken_live_bytes, taken_live_objs, taken_alloc_bytes, taken_alloc_objs;
+
+void hprof_heap_take_sites(void)
 {
-    char date[64];
     site **sorted = hprof_calloc(n_sites, sizeof *sorted);
     uint32_t n = 0;
     for (uint32_t i = 0; i < n_sites; i++) {
@@ -279,40 +293,63 @@ void hprof_heap_write_sites(void)
             sorted[i]->cls = hprof_class_lookup(sorted[i]->key.class_id);
         }
     }
+    free(taken);
+    taken = hprof_calloc(n > 0 ? n : 1, sizeof *taken);
+    for (uint32_t i = 0; i < n; i++) {
+        site *s = sorted[i];
+        taken[i] = (site_row){s, s->live_bytes, s->live_objs, s->alloc_bytes, s->alloc_objs};
+    }
+    n_taken = n;
+    taken_live_bytes = total_live_bytes;
+    taken_live_objs = total_live_objs;
+    taken_alloc_bytes = total_alloc_bytes;
+    taken_alloc_objs = total_alloc_objs;
+    have_taken = 1;
+    free(sorted);
+}
+
+void hprof_heap_write_sites(void)
+{
+    char date[64];
+    if (!have_taken) {
+        hprof_heap_take_sites();
+    }
+    have_taken = 0;
+    uint32_t n = n_taken;
     if (hprof_opt.binary) {
         float cutoff = (float)hprof_opt.cutoff;
         uint32_t cutoff_bits;
         memcpy(&cutoff_bits, &cutoff, sizeof cutoff_bits);
         for (uint32_t i = 0; i < n; i++) {
-            if (sorted[i]->cls != NULL) {
-                hprof_class_write_load(sorted[i]->cls);
+            if (taken[i].s->cls != NULL) {
+                hprof_class_write_load(taken[i].s->cls);
             }
         }
         hprof_record_begin(HPROF_ALLOC_SITES);
         hprof_u2(0x4); /* a full GC was forced before (see the dump sequence) */
         hprof_u4(cutoff_bits);
-        hprof_u4((uint32_t)total_live_bytes);
-        hprof_u4((uint32_t)total_live_objs);
-        hprof_u8((uint64_t)total_alloc_bytes);
-        hprof_u8((uint64_t)total_alloc_objs);
+        hprof_u4((uint32_t)taken_live_bytes);
+        hprof_u4((uint32_t)taken_live_objs);
+        hprof_u8((uint64_t)taken_alloc_bytes);
+        hprof_u8((uint64_t)taken_alloc_objs);
         hprof_u4(n);
         for (uint32_t i = 0; i < n; i++) {
-            site *s = sorted[i];
-            unsigned kind = s->key.is_array == JVMPI_CLASS ? HPROF_T_OBJECT : (unsigned)s->key.is_array;
+            const site_row *r = &taken[i];
+            unsigned kind = r->s->key.is_array == JVMPI_CLASS ? HPROF_T_OBJECT : (unsigned)r->s->key.is_array;
             hprof_u1(kind);
-            hprof_u4(s->cls != NULL ? (uint32_t)s->cls->serial : 0);
-            hprof_u4((uint32_t)s->trace->serial);
-            hprof_u4((uint32_t)s->live_bytes);
-            hprof_u4((uint32_t)s->live_objs);
-            hprof_u4((uint32_t)s->alloc_bytes);
-            hprof_u4((uint32_t)s->alloc_objs);
+            hprof_u4(r->s->cls != NULL ? (uint32_t)r->s->cls->serial : 0);
+            hprof_u4((uint32_t)r->s->trace->serial);
+            hprof_u4((uint32_t)r->live_bytes);
+            hprof_u4((uint32_t)r->live_objs);
+            hprof_u4((uint32_t)r->alloc_bytes);
+            hprof_u4((uint32_t)r->alloc_objs);
         }
         hprof_record_end();
         hprof_record_begin(HPROF_HEAP_SUMMARY);
-        hprof_u4((uint32_t)total_live_bytes);
-        hprof_u4((uint32_t)total_live_objs);
-        hprof_u8((uint64_t)total_alloc_bytes);
-        hprof_u8((uint64_t)total_alloc_objs);
+        hprof_u4((uint32_t)taken_live_bytes);
+        hprof_u4((uint32_t)taken_live_objs);
+        hprof_u8((uint64_t)taken_alloc_bytes);
+        hprof_u8((uint64_t)taken_alloc_objs);
         hprof_record_end();
     } else {
         double accum = 0.0;
@@ -320,16 +357,15 @@ void hprof_heap_write_sites(void)
         hprof_printf("          percent          live          alloc'ed  stack class\n");
         hprof_printf(" rank   self  accum     bytes objs     bytes  objs trace name\n");
         for (uint32_t i = 0; i < n; i++) {
-            site *s = sorted[i];
+            const site_row *r = &taken[i];
             char name[1024];
-            double self = total_live_bytes > 0 ? 100.0 * (double)s->live_bytes / (double)total_live_bytes : 0.0;
+            double self = taken_live_bytes > 0 ? 100.0 * (double)r->live_bytes / (double)taken_live_bytes : 0.0;
             accum += self;
-            site_name(s, name, sizeof name);
+            site_name(r->s, name, sizeof name);
             hprof_printf("%5u %5.2f%% %5.2f%% %9lld %4lld %9lld %5lld %5d %s\n", i + 1, self, accum,
-                         (long long)s->live_bytes, (long long)s->live_objs, (long long)s->alloc_bytes,
-                         (long long)s->alloc_objs, s->trace->serial, name);
+                         (long long)r->live_bytes, (long long)r->live_objs, (long long)r->alloc_bytes,
+                         (long long)r->alloc_objs, r->s->trace->serial, name);
         }
         hprof_printf("SITES END\n");
     }
-    free(sorted);
 }

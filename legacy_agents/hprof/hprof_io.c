@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -120,12 +121,39 @@ static int open_socket(const char *host, int port)
     return fd;
 }
 
+/* force=n and the file is there: it is kept, and the profile goes to a name
+ * with the process id in it, where JDK 8's HPROF put it: java.hprof.txt ->
+ * java.hprof.<pid>.txt (a .txt of any case stays last; other ascii names
+ * get .txt after the pid), java.hprof -> java.hprof.<pid> in binary. */
+static void keep_existing_file(void)
+{
+    if (access(hprof_opt.file, F_OK) != 0) {
+        return;
+    }
+    const char *name = hprof_opt.file;
+    size_t n = strlen(name);
+    const char *suffix = hprof_opt.binary ? "" : ".txt";
+    size_t prefix = n;
+    if (!hprof_opt.binary && n >= 4 && strcasecmp(name + n - 4, ".txt") == 0) {
+        suffix = name + n - 4;
+        prefix = n - 4;
+    }
+    size_t len = n + 32;
+    char *unique = hprof_calloc(len, 1);
+    snprintf(unique, len, "%.*s.%ld%s", (int)prefix, name, (long)getpid(), suffix);
+    free(hprof_opt.file);
+    hprof_opt.file = unique;
+}
+
 int hprof_io_open(void)
 {
     hprof_bmap_init(&strings, 4096);
     if (hprof_opt.net_host != NULL) {
         out_fd = open_socket(hprof_opt.net_host, hprof_opt.net_port);
     } else {
+        if (!hprof_opt.force) {
+            keep_existing_file();
+        }
         out_fd = open(hprof_opt.file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (out_fd < 0) {
             hprof_error("cannot open %s: %s", HPROF_SHOWN(hprof_opt.file), strerror(errno));

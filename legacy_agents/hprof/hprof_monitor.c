@@ -7,6 +7,14 @@
  * monitor's description: its object's class for Java monitors, the name for
  * raw monitors).  The binary format has no record for either section; they
  * are written in ascii only.
+ *
+ * With monitor=y in ascii, each Object.wait is also told as it happens, in
+ * the lines JDK 8's HPROF wrote from the same JVMPI-born events:
+ *   WAIT: MONITOR Ljava/lang/Thread;, timeout=0, thread 1
+ *   WAITED: MONITOR Ljava/lang/Thread;, time_waited=480, thread 1
+ * Thread.sleep, which JVMPI reports as a wait on no object, is left out:
+ * JDK 8's never saw one (JVM TI has no such event), and a polling loop
+ * would fill the file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +64,11 @@ int hprof_monitor_start(void)
         return 0;
     }
     monitors_on = 1;
+    if (!hprof_opt.binary) {
+        /* Optional: without them only the WAIT lines are missing. */
+        hprof_jvmpi->EnableEvent(JVMPI_EVENT_MONITOR_WAIT, NULL);
+        hprof_jvmpi->EnableEvent(JVMPI_EVENT_MONITOR_WAITED, NULL);
+    }
     return 0;
 }
 
@@ -141,6 +154,49 @@ static void entered(JNIEnv *env)
     hprof_lock_exit();
 }
 
+/* The object's class as a JVM signature, "Ljava/lang/Thread;", as JDK 8
+ * named the monitor in these lines. */
+static void monitor_signature(jobjectID obj, char *buf, size_t len)
+{
+    char name[1100];
+    jobjectID cls = hprof_heap_object_class(obj);
+    if (cls == NULL) {
+        cls = hprof_heap_request_object(obj, NULL, NULL);
+    }
+    hprof_class *c = cls != NULL ? hprof_class_lookup(cls) : NULL;
+    if (c == NULL) {
+        snprintf(buf, len, "<Unknown class>");
+        return;
+    }
+    hprof_class_binary_name(c->name, name, sizeof name);
+    snprintf(buf, len, name[0] == '[' ? "%s" : "L%s;", name);
+}
+
+static void waiting(JVMPI_Event *ev, int done)
+{
+    char sig[1200], who[32];
+    if (ev->u.monitor_wait.object == NULL) {
+        return; /* Thread.sleep */
+    }
+    hprof_lock_enter();
+    if (!hprof_shut_down) {
+        int serial = hprof_thread_serial(ev->env_id);
+        if (serial > 0) {
+            snprintf(who, sizeof who, "thread %d", serial);
+        } else {
+            snprintf(who, sizeof who, "<unknown thread>");
+        }
+        int ms = (int)ev->u.monitor_wait.timeout;
+        monitor_signature(ev->u.monitor_wait.object, sig, sizeof sig);
+        if (done) {
+            hprof_printf("WAITED: MONITOR %s, time_waited=%d, %s\n", sig, ms, who);
+        } else {
+            hprof_printf("WAIT: MONITOR %s, timeout=%d, %s\n", sig, ms, who);
+        }
+    }
+    hprof_lock_exit();
+}
+
 void hprof_monitor_event(JVMPI_Event *ev)
 {
     if (!monitors_on) {
@@ -156,6 +212,10 @@ void hprof_monitor_event(JVMPI_Event *ev)
     case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
     case JVMPI_EVENT_RAW_MONITOR_CONTENDED_ENTERED:
         entered(ev->env_id);
+        break;
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+        waiting(ev, (ev->event_type & ~JVMPI_REQUESTED_EVENT) == JVMPI_EVENT_MONITOR_WAITED);
         break;
     default:
         break;

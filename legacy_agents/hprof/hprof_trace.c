@@ -160,9 +160,7 @@ static void write_ascii(hprof_trace *t)
             snprintf(where, sizeof where, "Compiled method");
         } else if (src == NULL) {
             snprintf(where, sizeof where, "Unknown source");
-        } else if (!hprof_opt.lineno) {
-            snprintf(where, sizeof where, "%s", src);
-        } else if (line > 0) {
+        } else if (line > 0 && hprof_opt.lineno) {
             snprintf(where, sizeof where, "%s:%d", src, (int)line);
         } else {
             snprintf(where, sizeof where, "%s:Unknown line", src);
@@ -217,7 +215,12 @@ static void write_binary(hprof_trace *t)
 
 void hprof_trace_write_pending(void)
 {
-    for (int i = 0; i < n_all; i++) {
+    /* Traces are only ever added, and each call writes all that are new:
+     * the next one starts where this one ended (a dump calls it before
+     * each section, and javac makes some 100000 traces). */
+    static int first_new;
+    int i = first_new;
+    for (; i < n_all; i++) {
         hprof_trace *t = all[i];
         if (t->written) {
             continue;
@@ -232,4 +235,5 @@ void hprof_trace_write_pending(void)
         }
         t->written = 1;
     }
+    first_new = i;
 }

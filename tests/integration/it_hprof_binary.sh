@@ -59,7 +59,7 @@ diff "$WORK/dump.counts" "$WORK/vv.counts" >"$WORK/dump-vv.diff" ||
 # The agent's ALLOC SITES (live objects per class, from OBJECT_ALLOC and
 # OBJECT_FREE) against the heap dump as VisualVM reads it, for every plain
 # class with at least 100 live instances on either side.  Program classes:
-# exact.  JDK classes: within 10% + 10, because the sites are written before
+# exact.  JDK classes: within 10% + 10, because the sites are taken before
 # the heap dump is taken and the JDK allocates in between (the shutdown hooks
 # and the agent's own requests run Java code), and objects that became garbage
 # but were not collected yet count as live in the sites and may or may not

@@ -1,10 +1,13 @@
 #!/bin/bash
-# hprof options (the usage table of the JVMPI specification, section 7.1):
-# the defaults (java.hprof.txt in the working directory at exit, heap=all
-# content; java.hprof for format=b; file= renames), every option with each of
-# its value forms accepted, 'help' and bad options printing the usage and the
-# JVM not starting.  Both ways of loading: -agentpath:$LAYER=hprof[:opts] and
-# the unchanged -Xrunhprof[:opts] with the layer in JAVA_TOOL_OPTIONS.
+# hprof options (the usage table of the JVMPI specification, section 7.1, and
+# what JDK 5 to 8's HPROF added): the defaults (java.hprof.txt in the working
+# directory at exit, heap=all content; java.hprof for format=b; file=
+# renames), every option with each of its value forms accepted, interval=
+# setting the sampling period, force=n keeping an existing file, verbose=
+# saying each dump, msa=y refused in one line, 'help' printing the usage and
+# bad options one line naming them, the JVM not starting.  Both ways of
+# loading: -agentpath:$LAYER=hprof[:opts] and the unchanged -Xrunhprof[:opts]
+# with the layer in JAVA_TOOL_OPTIONS.
 . "$(dirname "$0")/lib.sh"
 . "$SOURCE_DIR/tests/hprof/hprof_lib.sh"
 require_hprof H_Sites
@@ -137,12 +140,73 @@ ran_ok D
 # doe=n: nothing is dumped at exit (there was no SIGQUIT either).
 [ ! -e D.txt ] || expect_file_lacks D.txt '^SITES BEGIN'
 
+# --- 5. the options JDK 5 to 8 added ------------------------------------------
+# verbose=y is the default: each dump is said on stderr, in JDK 8's words.
+expect_file_has "$WORK/plain.err" '^Dumping Java heap \.\.\. allocation sites \.\.\. done\.$'
+expect_file_has "$WORK/A.err" '^Dumping contended monitor usage \.\.\. Java heap \.\.\. CPU usage by sampling running threads \.\.\. done\.$'
+# lineno=n prints frames as JDK 8 did; cpu=old alone makes a java -prof listing.
+expect_file_has C.txt '(H_Sites\.java:Unknown line)$'
+expect_file_has C.txt '^count callee caller time$'
+# Every option and value of JDK 5 to 8 is taken: those with an effect here,
+# the obsolete gc_okay, msa=n, and the switches for debugging HPROF itself;
+# and a trailing comma, as JDK 8 took it.
+run_java E "$(hprof_arg "heap=sites,interval=15,force=y,verbose=n,msa=n,gc_okay=y,primfields=n,primarrays=y,logflags=0,debugflags=0,coredump=n,errorexit=n,pause=n,debug=n,exitpause=n,precrash=n,X=0,file=$WORK/E.txt,")" \
+  -cp "$CLASSES" H_Sites || { cat "$WORK/E.err"; fail "run E (the options of JDK 5 to 8): java exited non-zero"; }
+ran_ok E
+expect_file_has E.txt '^SITES END'
+expect_file_lacks E.err 'Dumping'   # verbose=n
+# heap= given twice adds up, as in JDK 8; depth over 1024 and cutoff over 1
+# are taken (JDK 8 took them); with cutoff=2 no site is listed.
+run_java F "$(hprof_arg "heap=sites,heap=dump,depth=5000,cutoff=2,gc_okay=n,verbose=y,file=$WORK/F.txt")" -cp "$CLASSES" H_Sites ||
+  { cat "$WORK/F.err"; fail "run F: java exited non-zero"; }
+ran_ok F
+expect_file_has F.txt '^HEAP DUMP END'
+expect_file_has F.txt '^SITES END'
+[ -z "$(sites_rows F.txt)" ] || fail "cutoff=2 listed sites"
+expect_file_has F.err '^Dumping Java heap \.\.\. allocation sites \.\.\. done\.$'
+
+# interval=20: H_Hot's main thread spins for 1.5 s; sampled every 20 ms it
+# cannot be seen in H_Hot's methods more than 75 times (98 with a margin),
+# and every 10 ms (the default) it is seen more often.  (H_Hot's methods, not
+# spin alone: JDK 8's JIT inlines spin, and the samples land in main.)
+if has_class H_Hot; then
+  spin_samples() { awk '/^CPU SAMPLES BEGIN/ { n = 0 } $NF ~ /^H_Hot\./ { n += $4 } END { print n + 0 }' "$1"; }
+  run_java I10 "$(hprof_arg "cpu=samples,file=$WORK/I10.txt")" -cp "$CLASSES" H_Hot 1.5 ||
+    { cat "$WORK/I10.err"; fail "cpu=samples: java exited non-zero"; }
+  run_java I20 "$(hprof_arg "cpu=samples,interval=20,file=$WORK/I20.txt")" -cp "$CLASSES" H_Hot 1.5 ||
+    { cat "$WORK/I20.err"; fail "cpu=samples,interval=20: java exited non-zero"; }
+  s10=$(spin_samples I10.txt) s20=$(spin_samples I20.txt)
+  note "samples in H_Hot's methods over 1.5 s: $s10 every 10 ms, $s20 every 20 ms"
+  [ "$s20" -ge 10 ] || fail "interval=20: only $s20 samples in H_Hot in 1.5 s"
+  [ "$s20" -le 98 ] || fail "interval=20: $s20 samples in H_Hot in 1.5 s, more than one each 20 ms"
+  [ "$s20" -lt "$s10" ] || fail "interval=20 took as many samples ($s20) as the default 10 ms ($s10)"
+  expect_file_has I20.txt 'every interval=20 ms'
+fi
+
+# force=n: an existing file is kept, and the profile goes beside it with the
+# process id in its name, as JDK 8's HPROF did (java.hprof.<pid>.txt,
+# java.hprof.<pid> in binary); force=y (the default) overwrites.
+mkdir -p "$WORK/d5" && cd "$WORK/d5" || exit 1
+echo keep >java.hprof.txt && echo keep >java.hprof && echo keep >mine.txt
+run_java force-a "$(hprof_arg heap=sites,force=n)" -cp "$CLASSES" CtHello || fail "force=n: java exited non-zero"
+run_java force-b "$(hprof_arg heap=sites,force=n,format=b)" -cp "$CLASSES" CtHello || fail "force=n,format=b: java exited non-zero"
+run_java force-c "$(hprof_arg heap=sites,force=y,file=mine.txt)" -cp "$CLASSES" CtHello || fail "force=y: java exited non-zero"
+[ "$(cat java.hprof.txt)" = keep ] && [ "$(cat java.hprof)" = keep ] || fail "force=n overwrote the existing file"
+ls java.hprof.[0-9]*.txt >/dev/null 2>&1 || { ls -la; fail "force=n: no java.hprof.<pid>.txt"; }
+expect_file_has "$(ls java.hprof.[0-9]*.txt | head -1)" '^SITES END'
+f=$(ls java.hprof.[0-9]* | grep -v '\.txt$' | head -1)
+[ -n "$f" ] || { ls -la; fail "force=n,format=b: no java.hprof.<pid>"; }
+expect_binary_header "$f"
+expect_file_has mine.txt '^SITES END'
+cd "$WORK" || exit 1
+
 # --- 4. help and bad options -------------------------------------------------
-# The usage must name every option of the table.
+# The usage must name every option of the table, and those JDK 5 to 8 added.
 expect_usage() { # FILE
   local o
   for o in 'heap=dump|sites|all' 'cpu=samples|times|old' 'monitor=y|n' 'format=a|b' 'file=' \
-           'net=host:port' 'depth=' 'cutoff=' 'lineno=y|n' 'thread=y|n' 'doe=y|n'; do
+           'net=host:port' 'depth=' 'cutoff=' 'lineno=y|n' 'thread=y|n' 'doe=y|n' \
+           'interval=' 'msa=y|n' 'force=y|n' 'verbose=y|n' 'gc_okay=y|n'; do
     grep -qF -- "$o" "$1" || { cat "$1"; fail "usage lacks '$o'"; }
   done
 }
@@ -165,19 +229,21 @@ for form in $forms; do
 done
 [ ! -e "$WORK/java.hprof.txt" ] || fail "help wrote java.hprof.txt"
 
-# bad NAME OPTIONS WORD: the JVM must not start; the usage and a line saying
-# what was wrong (a line with WORD and one of bad/invalid/unknown/...) appear.
+# bad NAME OPTIONS WORD: the JVM must not start; hprof says what was wrong in
+# one line, which names WORD (and says bad/invalid/unknown/...), as JDK 8's
+# HPROF did, and prints no usage to bury it under.
 bad() {
   local name="$1" opts="$2" word="$3"
   if run_java "$name" "$(hprof_arg "$opts")" -cp "$CLASSES" H_Sites; then
     fail "java ran with the bad option string '$opts'"
   fi
   cat "$WORK/$name.out" "$WORK/$name.err" >"$WORK/$name.all"
-  expect_usage "$WORK/$name.all"
+  expect_file_lacks "$WORK/$name.all" 'HPROF usage'
   expect_file_lacks "$WORK/$name.out" '^H_Sites done'
-  grep -F -- "$word" "$WORK/$name.all" | grep -qiE 'bad|invalid|unknown|illegal|unrecogni|missing|wrong|error|expect' ||
+  [ "$(grep -c '^HPROF' "$WORK/$name.all")" = 1 ] || { cat "$WORK/$name.all"; fail "'$opts': not one HPROF line"; }
+  grep '^HPROF' "$WORK/$name.all" | grep -F -- "$word" | grep -qiE 'bad|invalid|unknown|illegal|unrecogni|missing|wrong|error|expect' ||
     { cat "$WORK/$name.all"; fail "'$opts': no line says that '$word' is wrong"; }
-  note "$opts: $(grep -F -- "$word" "$WORK/$name.all" | grep -iE 'bad|invalid|unknown|illegal|unrecogni|missing|wrong|error|expect' | head -1)"
+  note "$opts: $(grep '^HPROF' "$WORK/$name.all")"
 }
 bad bad-name 'heap=sites,bogus=1' 'bogus'
 bad bad-heap 'heap=foo' 'heap'
@@ -188,6 +254,15 @@ bad bad-cutoff 'cutoff=abc' 'cutoff'
 bad bad-lineno 'lineno=maybe' 'lineno'
 bad bad-noeq 'heap' 'heap'
 bad bad-net 'net=nohostport' 'net'
+bad bad-interval0 'cpu=samples,interval=0' 'interval=0'
+bad bad-interval 'interval=20ms' 'interval=20ms'
+bad bad-force 'force=yes' 'force'
+bad bad-verbose 'verbose=1' 'verbose'
+bad bad-gcokay 'gc_okay=x' 'gc_okay'
+bad bad-empty 'heap=sites,,cpu=samples' 'heap=sites,,cpu=samples'
+# msa=y was micro state accounting, on Solaris only: the line says so.
+bad bad-msa 'msa=y' 'msa=y'
+grep '^HPROF' "$WORK/bad-msa.all" | grep -q 'Solaris' || fail "msa=y: the line does not say it was for Solaris"
 [ ! -e "$WORK/java.hprof.txt" ] || fail "a bad option run wrote java.hprof.txt"
 
 note "hprof options: all checks passed"
