@@ -77,5 +77,6 @@ if JVMPI_HPROF=jdk "$JVMPI" "$JAVA" -version >"$WORK/badenv.out" 2>"$WORK/badenv
 [ "$(wc -l <"$WORK/badenv.err")" = 1 ] && expect_file_has "$WORK/badenv.err" '^jvmpi: error: JVMPI_HPROF=jdk' ||
   { cat "$WORK/badenv.err"; fail "JVMPI_HPROF=jdk: not one error line"; }
 "$JVMPI" --help | grep -q 'JVMPI_HPROF=workalike' || fail "jvmpi --help does not tell of JVMPI_HPROF=workalike"
+"$JVMPI" --help | grep -q "'man jvmpi'" || fail "jvmpi --help does not name the man page"
 expect_no_crash
 echo "ok: -agentlib:hprof through the launcher on JDK $JDK_MAJOR ($([ $own = yes ] && echo "its own HPROF kept; the work-alike with JVMPI_HPROF=workalike" || echo "the work-alike"))"
