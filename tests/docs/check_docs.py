@@ -9,6 +9,10 @@
     several is; in the docs, <name> and "..." stand for anything).
   * Every script a doc tells users to run exists, and every --option given
     to it is one the script takes.
+  * The user pages (README.md and docs/ but design.md) total at most 8,000
+    words and name no test, test file or bench script: those notes are the
+    developers', in docs/design.md.
+  * docs/jvmpi.1 lists the layer's own options, no more, no fewer.
   * Every option list given to the project's agents (hprof:..., classtrace:...,
     -Xrunhprof:..., -Xrunclasstrace:...) and every JVMPI_LAYER_OPTIONS value
     is run: the JVM starts with it, the agent and the layer accept it (exit 0,
@@ -247,6 +251,31 @@ def check_options(work):
     return n
 
 
+# ---- the user pages stay short, and for users ------------------------------------------
+
+WORD_LIMIT = 8000
+# What is the project's developers' and not a user's: test files and names,
+# bench scripts, the test suite's switches.
+DEVELOPER_ONLY = re.compile(r"\btests/|\bbench/[\w.-]+\.sh\b|\bit_\w+\.sh\b|\bit\.\w+\.jdk\d+|\bTEST_JDKS\b|\bIT_SCALE\b")
+
+
+def check_user_pages():
+    """The user pages together stay within WORD_LIMIT words (as wc -w counts),
+    and name no test, test file or bench script."""
+    total = 0
+    for doc in DOCS:
+        text = read(doc)
+        total += len(text.split())
+        for n, line in enumerate(text.splitlines(), 1):
+            m = DEVELOPER_ONLY.search(line)
+            if m:
+                fail(doc, "line %d names %s, which is for the project's developers (docs/design.md)" % (n, m.group(0)))
+    if total > WORD_LIMIT:
+        fail("the user pages", "%d words, more than %d: say each thing once, and move developer notes to "
+             "docs/design.md" % (total, WORD_LIMIT))
+    return total
+
+
 # ---- the man page ------------------------------------------------------------------------
 
 def check_man_page():
@@ -270,9 +299,9 @@ def main():
     work = os.environ["WORK_ROOT"]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    counts = (check_messages(), check_scripts(), check_options(work), check_man_page())
-    print("docs: %d quoted messages, %d script commands, %d option lists run, %d layer options in the man page"
-          % counts)
+    counts = (check_messages(), check_scripts(), check_options(work), check_man_page(), check_user_pages())
+    print("docs: %d quoted messages, %d script commands, %d option lists run, %d layer options in the man page, "
+          "%d words in the user pages" % counts)
     if failures:
         print("%d quotes do not hold" % len(failures))
         return 1
