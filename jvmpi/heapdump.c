@@ -542,12 +542,12 @@ static bool build_heap_dump(dumpbuf *w, const seam_heap_snapshot *snap, const th
 static bool usable(const char *call, JNIEnv **env)
 {
     if (layer_phase() != LAYER_LIVE) {
-        LOG_ERROR("%s: the heap can be dumped only while the VM is live (from JVM_INIT_DONE on)", call);
+        log_refused(call, "the heap can be dumped only while the VM is live (from JVM_INIT_DONE on)");
         return false;
     }
     *env = seam_current_env();
     if (*env == NULL) {
-        LOG_ERROR("%s: the calling thread is not attached to the VM", call);
+        log_refused(call, "the calling thread is not attached to the VM");
         return false;
     }
     return true;
@@ -560,7 +560,7 @@ jint heapdump_request_heap(void *arg)
     if (arg != NULL) {
         level = ((JVMPI_HeapDumpArg *)arg)->heap_dump_level;
         if (level != JVMPI_DUMP_LEVEL_0 && level != JVMPI_DUMP_LEVEL_1 && level != JVMPI_DUMP_LEVEL_2) {
-            LOG_ERROR("%s: heap_dump_level %d is not JVMPI_DUMP_LEVEL_0, _1 or _2", call, level);
+            log_refused(call, "heap_dump_level %d is not JVMPI_DUMP_LEVEL_0, _1 or _2", level);
             return JVMPI_FAIL;
         }
     }
@@ -588,7 +588,7 @@ jint heapdump_request_heap(void *arg)
     seam_heap_detail detail = level == JVMPI_DUMP_LEVEL_0   ? SEAM_HEAP_IDS
                               : level == JVMPI_DUMP_LEVEL_1 ? SEAM_HEAP_REFS
                                                             : SEAM_HEAP_VALUES;
-    if (!seam_heap_snapshot_take(env, NULL, detail, &snap)) {
+    if (!seam_heap_snapshot_take(env, detail, &snap)) {
         LOG_ERROR("%s: no heap snapshot could be taken", call);
         threads_done(&ts);
         gc_enable();
@@ -634,7 +634,7 @@ jint heapdump_request_object(jobjectID id)
 {
     static const char call[] = "RequestEvent(OBJECT_DUMP)";
     if (id == NULL) {
-        LOG_ERROR("%s: NULL object ID", call);
+        log_refused(call, "NULL object ID");
         return JVMPI_FAIL;
     }
     JNIEnv *env = NULL;
@@ -644,13 +644,13 @@ jint heapdump_request_object(jobjectID id)
     gc_disable();
     seam_heap_snapshot snap;
     memset(&snap, 0, sizeof snap);
-    if (!seam_heap_snapshot_take(env, id, SEAM_HEAP_VALUES, &snap)) {
+    if (!seam_object_snapshot_take(env, id, &snap)) {
         /* An object that died since: its OBJECT_FREE may still be on its
          * way, so the agent asked in good faith (as for OBJECT_ALLOC). */
         if (ids_was_issued(seam_tag_from_id(id))) {
             LOG_DEBUG("%s: the object of %p is gone", call, (void *)id);
         } else {
-            LOG_ERROR("%s: %p is not the ID of a live object", call, (void *)id);
+            log_refused(call, "%p is not the ID of a live object", (void *)id);
         }
         gc_enable();
         return JVMPI_FAIL;

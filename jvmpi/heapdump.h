@@ -1,7 +1,8 @@
 /*
- * heapdump - HEAP_DUMP and OBJECT_DUMP: a heap snapshot from the backend
- * (seam_heap_snapshot_take) laid out in JVMPI's dump format and delivered
- * on the calling thread, with the REQUESTED bit, before RequestEvent returns.
+ * heapdump - HEAP_DUMP and OBJECT_DUMP: a snapshot from the backend
+ * (seam_heap_snapshot_take, seam_object_snapshot_take) laid out in JVMPI's
+ * dump format and delivered on the calling thread, with the REQUESTED bit,
+ * before RequestEvent returns.
  */
 #ifndef JVMPI_HEAPDUMP_H_
 #define JVMPI_HEAPDUMP_H_

@@ -351,12 +351,22 @@ typedef enum {
     SEAM_HEAP_VALUES    /* everything */
 } seam_heap_detail;
 
-/* only == NULL (HEAP_DUMP): every object reachable from the GC roots, and the
- * roots.  Otherwise (OBJECT_DUMP) that one object, no roots.  Objects met
- * without an ID get one.  Classes without one get theirs first
- * (seam_define_loaded_classes).  False when only is no live object's ID (no
- * message: the caller names its call) or the walk failed (one error line). */
-bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out);
+/* HEAP_DUMP: every object reachable from the GC roots, and the roots, from
+ * one walk of the heap.  Objects met without an ID get one.  Classes without
+ * one get theirs first (seam_define_loaded_classes).  False when the walk
+ * failed (one error line). */
+bool seam_heap_snapshot_take(JNIEnv *env, seam_heap_detail detail, seam_heap_snapshot *out);
+/* OBJECT_DUMP: that one object (a class ID: its Class object, in classes
+ * too), every value, no roots; the objects it refers to are named, getting
+ * an ID if they have none, and not looked into.  Costs time in proportion
+ * to the object and its class, not to the heap: HotSpot 5.0 answered it
+ * from the object alone, and agents ask for it from inside a HEAP_DUMP
+ * handler, once per class (Sun's HPROF).  (The backend still walks from
+ * the object where it cannot read it otherwise: a signed class before JDK
+ * 25, an object whose class chain lacks IDs.)  False when id is no live
+ * object's ID (no message: the caller names its call) or the object could
+ * not be read (one error line). */
+bool seam_object_snapshot_take(JNIEnv *env, jobjectID id, seam_heap_snapshot *out);
 void seam_heap_snapshot_free(seam_heap_snapshot *snap);
 
 /* ---- Java monitors (MONITOR_* events, MONITOR_DUMP): see jvmpi/monitors.c,

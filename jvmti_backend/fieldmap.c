@@ -75,6 +75,29 @@ bool fieldmap_klasses_load(klasses *ks)
     return true;
 }
 
+/* An OBJECT_DUMP needs only its object's class and that class's
+ * superclasses: GetLoadedClasses would cost time in proportion to every
+ * class loaded, for each request. */
+bool fieldmap_klasses_chain(klasses *ks, jclass cls)
+{
+    JNIEnv *env = ks->env;
+    jclass c = cls != NULL ? (*env)->NewLocalRef(env, cls) : NULL;
+    for (int d = 0; c != NULL && d < MAX_CHAIN; d++) {
+        jlong tag = class_tag_of(c);
+        if (tag == 0) {
+            /* No ID: a snapshot names none of it, as with every loaded
+             * class, but its fields have no place in JVM TI's numbering. */
+            ks->partial = true;
+            break;
+        }
+        if (fieldmap_klass_of(ks, tag) == NULL && fieldmap_klass_add(ks, tag, c) == NULL) {
+            return false;
+        }
+        c = (*env)->GetSuperclass(env, c);
+    }
+    return true;
+}
+
 void fieldmap_klasses_free(klasses *ks)
 {
     for (int32_t i = 0; i < ks->n; i++) {

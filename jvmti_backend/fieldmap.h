@@ -55,11 +55,17 @@ typedef struct {
     tagmap by_tag;
     jclass *loaded;     /* GetLoadedClasses' local references */
     jint n_loaded;
+    bool partial;       /* fieldmap_klasses_chain met a class without an ID */
 } klasses;
 
 klass *fieldmap_klass_of(klasses *ks, jlong tag);
 klass *fieldmap_klass_add(klasses *ks, jlong tag, jclass cls);
+/* Every loaded class with an ID (HEAP_DUMP). */
 bool fieldmap_klasses_load(klasses *ks);
+/* cls and its superclasses, up to the first without an ID (OBJECT_DUMP):
+ * local references made in the caller's local frame, which the caller
+ * pops. */
+bool fieldmap_klasses_chain(klasses *ks, jclass cls);
 void fieldmap_klasses_free(klasses *ks);
 /* Superclass and kind; pointers into ks->k may move, so callers re-find. */
 void fieldmap_klass_resolve(klasses *ks, jlong tag);

@@ -328,15 +328,18 @@ static jint root_kind(jvmtiHeapReferenceKind kind, jlong tag)
     }
 }
 
-bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
+bool heapsnap_build(JNIEnv *env, walk *w, klasses *chain, seam_heap_snapshot *out)
 {
-    klasses ks;
-    memset(&ks, 0, sizeof ks);
-    ks.env = env;
-    ks.w = w;
+    /* An OBJECT_DUMP lists its object's class chain alone: GetLoadedClasses
+     * would cost time in proportion to every class loaded, per request. */
+    klasses all;
+    memset(&all, 0, sizeof all);
+    all.env = env;
+    all.w = w;
+    klasses *ks = chain != NULL ? chain : &all;
     bool ok = false;
     int32_t *first_run = index_runs(w);
-    if (first_run == NULL || !fieldmap_klasses_load(&ks)) {
+    if (first_run == NULL || (chain == NULL && !fieldmap_klasses_load(&all))) {
         goto done;
     }
     if (w->detail != SEAM_HEAP_IDS) {
@@ -345,8 +348,8 @@ bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
             if (r->kind == KIND_NONE) {
                 continue;
             }
-            need_class(&ks, r->kind == SEAM_HEAP_CLASS ? r->tag : r->class_tag);
-            klass *k = r->kind == SEAM_HEAP_INSTANCE ? fieldmap_klass_of(&ks, r->class_tag) : NULL;
+            need_class(ks, r->kind == SEAM_HEAP_CLASS ? r->tag : r->class_tag);
+            klass *k = r->kind == SEAM_HEAP_INSTANCE ? fieldmap_klass_of(ks, r->class_tag) : NULL;
             if (k != NULL && k->observed_size < 0 && r->class_tag != w->class_class_tag) {
                 k->observed_size = (jint)r->size;
                 measured_put(r->class_tag, k->observed_size);
@@ -354,8 +357,8 @@ bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
         }
     }
     int n_classes = 0;
-    for (int32_t i = 0; i < ks.n; i++) {
-        n_classes += ks.k[i].needed;
+    for (int32_t i = 0; i < ks->n; i++) {
+        n_classes += ks->k[i].needed;
     }
     out->classes = heapstore_arena_calloc(&w->mem, (size_t)n_classes + 1, sizeof *out->classes);
     out->objects = heapstore_arena_calloc(&w->mem, (size_t)w->n_recs + 1, sizeof *out->objects);
@@ -363,18 +366,18 @@ bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
     if (out->classes == NULL || out->objects == NULL || out->roots == NULL) {
         goto done;
     }
-    for (int32_t i = 0; i < ks.n; i++) {
-        if (ks.k[i].needed) {
-            jlong tag = ks.k[i].tag;
+    for (int32_t i = 0; i < ks->n; i++) {
+        if (ks->k[i].needed) {
+            jlong tag = ks->k[i].tag;
             int32_t rec = w->single ? (tag == w->only_tag ? 0 : -1) : heapstore_tagmap_get(&w->index, tag);
-            if (!fill_class(&ks, first_run, tag, rec, &out->classes[out->num_classes++])) {
+            if (!fill_class(ks, first_run, tag, rec, &out->classes[out->num_classes++])) {
                 goto done;
             }
         }
     }
     qsort(out->classes, (size_t)out->num_classes, sizeof *out->classes, by_class_id);
     for (int32_t i = 0; i < w->n_recs; i++) {
-        if (w->recs[i].kind != KIND_NONE && !fill_object(&ks, first_run, i, &out->objects[out->num_objects++])) {
+        if (w->recs[i].kind != KIND_NONE && !fill_object(ks, first_run, i, &out->objects[out->num_objects++])) {
             goto done;
         }
     }
@@ -395,7 +398,7 @@ bool heapsnap_build(JNIEnv *env, walk *w, seam_heap_snapshot *out)
     ok = true;
 done:
     free(first_run);
-    fieldmap_klasses_free(&ks);
+    fieldmap_klasses_free(&all);
     return ok;
 }
 

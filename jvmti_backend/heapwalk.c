@@ -18,6 +18,10 @@
  * callback) would block the dumping thread for good; roots carry the
  * method of their frame so the JVMPI side can tell a trace that moved.
  *
+ * OBJECT_DUMP's one object is read into the same records without a walk
+ * (onedump.c): a walk from one object still ends, in HotSpot, with a pass
+ * over the whole heap.  It is walked only when it cannot be read so.
+ *
  * This file holds the walk itself: its callbacks and the entry points that
  * run it.  What it records and where is heapstore.c; classes as the VM
  * describes them after the walk, fieldmap.c; the snapshot made from the
@@ -290,10 +294,25 @@ static bool single_record(JNIEnv *env, walk *w, jobject obj)
     return heapstore_add_rec(w, w->only_tag, ctag, size, length) == 0;
 }
 
-bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
+/* The classes an OBJECT_DUMP's snapshot lists: its object's class (a Class
+ * object's, its own) and that class's superclasses. */
+static bool object_chain(klasses *ks, jobject obj)
+{
+    JNIEnv *env = ks->env;
+    if (is_class_id(ks->w->only_tag)) {
+        return fieldmap_klasses_chain(ks, (jclass)obj);
+    }
+    jclass cls = (*env)->GetObjectClass(env, obj);
+    return cls != NULL && fieldmap_klasses_chain(ks, cls);
+}
+
+/* only: NULL for HEAP_DUMP, else OBJECT_DUMP's object. */
+static bool snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    bk_exitfrees_wait();
+    if (only == NULL) {
+        bk_exitfrees_wait();
+    }
     snapshot_priv *p = calloc(1, sizeof *p);
     if (p == NULL) {
         LOG_ERROR("heap dump: out of memory");
@@ -301,13 +320,28 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
     }
     walk *w = &p->w;
     jobject obj = NULL;
+    /* OBJECT_DUMP: the object's class and superclasses, which the read
+     * and the snapshot share, made in a local frame of their own. */
+    klasses chain;
+    memset(&chain, 0, sizeof chain);
+    chain.env = env;
+    chain.w = w;
+    bool framed = false;
     /* JVM TI names no reference in its JNI_GLOBAL roots; the layer's JNI
      * table keeps the live ones, matched to the roots by tag below. */
     int n_grefs = 0;
     bk_global_ref *grefs = only == NULL ? bk_global_refs(env, &n_grefs) : NULL;
     if (only != NULL) {
-        obj = bk_object_of_tag(env, seam_tag_from_id(only));
-        if (obj == NULL) {
+        /* A class by its ID among the classes alone: the index of every
+         * object (finder.c) would cost a pass over the heap to build. */
+        jlong tag = seam_tag_from_id(only);
+        obj = is_class_id(tag) ? onedump_class_of_id(env, tag) : bk_object_of_tag(env, tag);
+        framed = obj != NULL && (*env)->PushLocalFrame(env, 64) == 0;
+        if (!framed) {
+            (*env)->ExceptionClear(env);
+            if (obj != NULL) {
+                (*env)->DeleteLocalRef(env, obj);
+            }
             free(p);
             return false;
         }
@@ -323,7 +357,7 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
     }
     bool walked = false;
     /* One object is read through JNI (see onedump.c), else walked. */
-    bool by_jni = only != NULL && !is_class_id(seam_tag_from_id(only));
+    bool by_jni = only != NULL;
     for (int attempt = 0; attempt < MAX_WALKS; attempt++) {
         heapstore_walk_free(w);
         heapstore_arena_free(&w->mem);
@@ -340,15 +374,23 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         if (w->single && !single_record(env, w, obj)) {
             break;
         }
+        /* After the record: that may have given the object's class its ID. */
+        if (w->single && chain.n == 0 && !chain.partial && !object_chain(&chain, obj)) {
+            LOG_ERROR("OBJECT_DUMP: out of memory");
+            break;
+        }
         if (by_jni) {
             by_jni = false;
-            if (onedump_read(env, w, obj)) {
+            if (onedump_read(env, &chain, obj)) {
                 walked = true;
                 break;
             }
             LOG_DEBUG("OBJECT_DUMP of %p: not readable through JNI, walked instead", (void *)only);
             attempt--;
             continue;
+        }
+        if (w->single) {
+            bk_exitfrees_wait(); /* a heap pass after all (heap dumps waited first thing) */
         }
         if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, FollowReferences, 0, NULL, obj, &cb, w))) {
             break;
@@ -367,9 +409,6 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
         LOG_DEBUG("heap dump: %ld objects of classes without an ID; walking again", w->orphans);
         seam_define_loaded_classes(env);
     }
-    if (obj != NULL) {
-        (*env)->DeleteLocalRef(env, obj);
-    }
     bool resolved = walked && heapsnap_resolve_aliases(env, w);
     if (resolved) {
         long left_out = w->orphans;
@@ -383,7 +422,15 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
             LOG_INFO("heap dump: %ld objects left out: their classes have no ID (not linked yet)", left_out);
         }
     }
-    if (!resolved || !heapsnap_build(env, w, out)) {
+    bool built = resolved && heapsnap_build(env, w, w->single ? &chain : NULL, out);
+    fieldmap_klasses_free(&chain);
+    if (framed) {
+        (*env)->PopLocalFrame(env, NULL);
+    }
+    if (obj != NULL) {
+        (*env)->DeleteLocalRef(env, obj);
+    }
+    if (!built) {
         if (walked) {
             LOG_ERROR("heap dump: out of memory building the snapshot");
         }
@@ -401,6 +448,16 @@ bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detai
     heapstore_walk_free(w);
     out->priv = p;
     return true;
+}
+
+bool seam_heap_snapshot_take(JNIEnv *env, seam_heap_detail detail, seam_heap_snapshot *out)
+{
+    return snapshot_take(env, NULL, detail, out);
+}
+
+bool seam_object_snapshot_take(JNIEnv *env, jobjectID id, seam_heap_snapshot *out)
+{
+    return id != NULL && snapshot_take(env, id, SEAM_HEAP_VALUES, out);
 }
 
 void seam_heap_snapshot_free(seam_heap_snapshot *snap)

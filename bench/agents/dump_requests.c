@@ -3,8 +3,9 @@
  * dump-based memory profilers of the JVMPI era did: take a heap dump (level
  * 0), then learn the class and size of every object in it with one
  * RequestEvent(OBJECT_ALLOC) each, or look at each through
- * RequestEvent(OBJECT_DUMP) or jobjectID2jobject.  Written against jvmpi.h
- * alone:
+ * RequestEvent(OBJECT_DUMP) or jobjectID2jobject; or what Sun's HPROF did
+ * in its HEAP_DUMP handler: RequestEvent(OBJECT_DUMP) of Class objects
+ * there and then.  Written against jvmpi.h alone:
  *
  *   java -agentpath:/path/libjvmpi.so=/path/libdump_requests.so:out=R,go=G,done=D LiveHeap N G D
  *
@@ -15,21 +16,40 @@
  *   alloc        also enable OBJECT_ALLOC and OBJECT_FREE (every object then
  *                has its ID from its allocation, as with a tracking profiler)
  *   what=<how>   alloc (default): RequestEvent(OBJECT_ALLOC) for each object;
- *                objdump: RequestEvent(OBJECT_DUMP); jobject: jobjectID2jobject
+ *                objdump: RequestEvent(OBJECT_DUMP); jobject: jobjectID2jobject;
+ *                classdump: RequestEvent(OBJECT_DUMP) of each class's Class
+ *                object instead (array classes left out, as HPROF meets
+ *                them in no class dump), its ID from its CLASS_LOAD; none:
+ *                no requests after the dump (for indump= alone)
  *   max=<n>      at most n requests, spread evenly over the dump (default: all)
+ *   repeat=<n>   the requests made n times over (default 1): a few hundred
+ *                classes take too short a time to measure once
+ *   indump=<n>   in the HEAP_DUMP handler, RequestEvent(OBJECT_DUMP) of n
+ *                Class objects (spread over the classes, taken again from
+ *                the first when there are fewer), as Sun's HPROF asked for
+ *                the Class objects whose superclass it had not learnt; the
+ *                dump's time includes them (default 0)
+ *   classes      enable CLASS_LOAD, as what=classdump and indump= do (for
+ *                a dump to compare with one that has indump=)
+ *   level=<l>    the heap dump's level, 0 (default), 1 or 2; objects are
+ *                read from a level 0 dump only (the what= requests of the
+ *                other levels are made of Class objects alone)
  *
  * Its system thread waits for the go file, disables GC (as the JVMPI
  * specification asks of an agent requesting events about objects), requests
  * the dump, makes its requests, enables GC and writes, one line:
  *   dump_requests: objects=N requests=Q ok=A failed=F dump_ms=T request_ns=R
- * (request_ns: the mean time of one request).  A request is ok when it
- * returns JVMPI_SUCCESS after delivering, on the same thread, an
- * OBJECT_ALLOC (or OBJECT_DUMP) with the REQUESTED bit for that very object;
- * for jobjectID2jobject, when it returns a reference that
+ *                  indump=I indump_failed=J indump_ns=S
+ * (request_ns: the mean time of one request; indump: the requests made in
+ * the HEAP_DUMP handler, J of them failed, S ns each on average).  A
+ * request is ok when it returns JVMPI_SUCCESS after delivering, on the same
+ * thread, an OBJECT_ALLOC (or OBJECT_DUMP) with the REQUESTED bit for that
+ * very object; for jobjectID2jobject, when it returns a reference that
  * jobject2jobjectID turns back into the same ID.
  */
 #include <jvmpi.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +64,17 @@ static char out_path[1024], go_path[1024], done_path[1024];
 static int with_alloc;
 static char what[16] = "alloc";
 static long max_requests = -1;
+static long repeat = 1;
+static long indump_wanted;
+static int with_classes;
+static int dump_level = JVMPI_DUMP_LEVEL_0;
+
+/* The non-array classes' IDs, from their CLASS_LOADs (any thread). */
+static pthread_mutex_t classes_lock = PTHREAD_MUTEX_INITIALIZER;
+static jobjectID *class_ids;
+static long n_class_ids, cap_class_ids;
+static long indump_ok, indump_failed;
+static double indump_ms;
 
 static jobjectID *ids;
 static long n_ids, cap_ids;
@@ -59,6 +90,62 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+static void append(jobjectID **a, long *n, long *cap, jobjectID id)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 65536;
+        *a = realloc(*a, *cap * sizeof **a);
+        if (*a == NULL) {
+            fprintf(stderr, "dump_requests: out of memory\n");
+            exit(1);
+        }
+    }
+    (*a)[(*n)++] = id;
+}
+
+/* A copy of the class IDs so far: CLASS_LOADs may come meanwhile. */
+static jobjectID *classes_now(long *n)
+{
+    pthread_mutex_lock(&classes_lock);
+    *n = n_class_ids;
+    jobjectID *copy = malloc((n_class_ids + 1) * sizeof *copy);
+    if (copy != NULL)
+        memcpy(copy, class_ids, n_class_ids * sizeof *copy);
+    pthread_mutex_unlock(&classes_lock);
+    if (copy == NULL) {
+        fprintf(stderr, "dump_requests: out of memory\n");
+        exit(1);
+    }
+    return copy;
+}
+
+/* One request, true when it returned JVMPI_SUCCESS after delivering its
+ * answer about that very object. */
+static int request(jint type, jobjectID id)
+{
+    expected = id;
+    long before = answered;
+    return jvmpi->RequestEvent(type, id) == JVMPI_SUCCESS && answered == before + 1;
+}
+
+/* In the HEAP_DUMP handler: OBJECT_DUMPs of indump_wanted Class objects,
+ * the classes taken again from the first when there are fewer. */
+static void requests_in_dump(void)
+{
+    long n = 0;
+    jobjectID *ids_now = classes_now(&n);
+    long stride = n > indump_wanted ? n / indump_wanted : 1;
+    double t0 = now_ms();
+    for (long made = 0; n > 0 && made < indump_wanted; made++) {
+        if (request(JVMPI_EVENT_OBJECT_DUMP, ids_now[(made * stride) % n]))
+            indump_ok++;
+        else
+            indump_failed++;
+    }
+    indump_ms = now_ms() - t0;
+    free(ids_now);
+}
+
 /* Level 0: records of [u1 type][jobjectID]. */
 static void read_dump(const char *p, const char *end)
 {
@@ -70,15 +157,7 @@ static void read_dump(const char *p, const char *end)
         }
         memcpy(&id, p + 1, sizeof id);
         p += 1 + sizeof id;
-        if (n_ids == cap_ids) {
-            cap_ids = cap_ids ? cap_ids * 2 : 65536;
-            ids = realloc(ids, cap_ids * sizeof *ids);
-            if (ids == NULL) {
-                fprintf(stderr, "dump_requests: out of memory\n");
-                exit(1);
-            }
-        }
-        ids[n_ids++] = id;
+        append(&ids, &n_ids, &cap_ids, id);
     }
 }
 
@@ -100,17 +179,22 @@ static void worker(void *unused)
     while (access(go_path, F_OK) != 0)
         usleep(20000);
     jvmpi->DisableGC();
-    JVMPI_HeapDumpArg arg = {JVMPI_DUMP_LEVEL_0};
+    JVMPI_HeapDumpArg arg = {dump_level};
     double t0 = now_ms();
     jint rc = jvmpi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, &arg);
     double t1 = now_ms();
     long ok = 0, failed = 0, requests = 0;
+    if (strcmp(what, "classdump") == 0) {
+        free(ids);
+        ids = classes_now(&n_ids);
+    } else if (dump_level != JVMPI_DUMP_LEVEL_0 || strcmp(what, "none") == 0) {
+        n_ids = 0;
+    }
     long stride = max_requests > 0 && n_ids > max_requests ? n_ids / max_requests : 1;
     JNIEnv *env = NULL;
     (*jvm)->GetEnv(jvm, (void **)&env, JNI_VERSION_1_2);
-    for (long i = 0; i < n_ids; i += stride, requests++) {
-        expected = ids[i];
-        long before = answered;
+    for (long k = 0; k < repeat * n_ids; k += stride, requests++) {
+        long i = k % n_ids;
         int good;
         if (strcmp(what, "jobject") == 0) {
             jobject o = jvmpi->jobjectID2jobject(ids[i]);
@@ -118,8 +202,8 @@ static void worker(void *unused)
             if (o != NULL && env != NULL)
                 (*env)->DeleteLocalRef(env, o);
         } else {
-            jint type = strcmp(what, "objdump") == 0 ? JVMPI_EVENT_OBJECT_DUMP : JVMPI_EVENT_OBJECT_ALLOC;
-            good = jvmpi->RequestEvent(type, ids[i]) == JVMPI_SUCCESS && answered == before + 1;
+            jint type = strcmp(what, "alloc") == 0 ? JVMPI_EVENT_OBJECT_ALLOC : JVMPI_EVENT_OBJECT_DUMP;
+            good = request(type, ids[i]);
         }
         if (good)
             ok++;
@@ -128,10 +212,13 @@ static void worker(void *unused)
     }
     double t2 = now_ms();
     jvmpi->EnableGC();
-    char line[256];
+    char line[320];
     snprintf(line, sizeof line,
-             "dump_requests: objects=%ld requests=%ld ok=%ld failed=%ld dump_ms=%.0f request_ns=%.0f%s\n", n_ids,
-             requests, ok, failed, t1 - t0, requests ? (t2 - t1) * 1e6 / requests : 0.0,
+             "dump_requests: objects=%ld requests=%ld ok=%ld failed=%ld dump_ms=%.0f request_ns=%.0f indump=%ld "
+             "indump_failed=%ld indump_ns=%.0f%s\n",
+             n_ids, requests, ok, failed, t1 - t0, requests ? (t2 - t1) * 1e6 / requests : 0.0,
+             indump_ok + indump_failed, indump_failed,
+             indump_ok + indump_failed ? indump_ms * 1e6 / (indump_ok + indump_failed) : 0.0,
              rc != JVMPI_SUCCESS ? " (the heap dump failed)" : dump_unreadable ? " (dump unreadable)" : "");
     write_line(line);
     FILE *done = fopen(done_path, "w");
@@ -143,7 +230,17 @@ static void notify_event(JVMPI_Event *ev)
 {
     switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
     case JVMPI_EVENT_HEAP_DUMP:
-        read_dump(ev->u.heap_dump.begin, ev->u.heap_dump.end);
+        if (dump_level == JVMPI_DUMP_LEVEL_0)
+            read_dump(ev->u.heap_dump.begin, ev->u.heap_dump.end);
+        if (indump_wanted > 0)
+            requests_in_dump();
+        break;
+    case JVMPI_EVENT_CLASS_LOAD:
+        if (ev->u.class_load.class_name != NULL && ev->u.class_load.class_name[0] != '[') {
+            pthread_mutex_lock(&classes_lock);
+            append(&class_ids, &n_class_ids, &cap_class_ids, ev->u.class_load.class_id);
+            pthread_mutex_unlock(&classes_lock);
+        }
         break;
     case JVMPI_EVENT_OBJECT_ALLOC:
         if ((ev->event_type & JVMPI_REQUESTED_EVENT) && ev->u.obj_alloc.obj_id == expected && ev->u.obj_alloc.size > 0)
@@ -178,10 +275,18 @@ static void option(const char *opt)
         snprintf(done_path, sizeof done_path, "%s", opt + 5);
     else if (strcmp(opt, "alloc") == 0)
         with_alloc = 1;
+    else if (strcmp(opt, "classes") == 0)
+        with_classes = 1;
     else if (strncmp(opt, "what=", 5) == 0)
         snprintf(what, sizeof what, "%s", opt + 5);
     else if (strncmp(opt, "max=", 4) == 0)
         max_requests = atol(opt + 4);
+    else if (strncmp(opt, "repeat=", 7) == 0)
+        repeat = atol(opt + 7) > 0 ? atol(opt + 7) : 1;
+    else if (strncmp(opt, "indump=", 7) == 0)
+        indump_wanted = atol(opt + 7);
+    else if (strncmp(opt, "level=", 6) == 0)
+        dump_level = atoi(opt + 6) == 2 ? JVMPI_DUMP_LEVEL_2 : atoi(opt + 6) == 1 ? JVMPI_DUMP_LEVEL_1 : JVMPI_DUMP_LEVEL_0;
     else if (opt[0] != '\0')
         fprintf(stderr, "dump_requests: unknown option %s\n", opt);
 }
@@ -200,9 +305,13 @@ JNIEXPORT jint JNICALL JVM_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     jvmpi->NotifyEvent = notify_event;
-    jint events[] = {JVMPI_EVENT_JVM_INIT_DONE, JVMPI_EVENT_OBJECT_ALLOC, JVMPI_EVENT_OBJECT_FREE};
-    int n = with_alloc ? 3 : 1;
-    for (int i = 0; i < n; i++) {
+    /* CLASS_LOAD when Class objects are asked for: their IDs. */
+    int classes = with_classes || strcmp(what, "classdump") == 0 || indump_wanted > 0;
+    jint events[] = {JVMPI_EVENT_JVM_INIT_DONE, JVMPI_EVENT_CLASS_LOAD, JVMPI_EVENT_OBJECT_ALLOC,
+                     JVMPI_EVENT_OBJECT_FREE};
+    for (int i = 0; i < 4; i++) {
+        if ((i == 1 && !classes) || (i >= 2 && !with_alloc))
+            continue;
         if (jvmpi->EnableEvent(events[i], NULL) != JVMPI_SUCCESS) {
             fprintf(stderr, "dump_requests: EnableEvent(%d) failed\n", (int)events[i]);
             return JNI_ERR;

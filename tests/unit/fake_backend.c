@@ -304,18 +304,29 @@ void seam_halt(jint code)
     fake.halt_code = code;
 }
 
-bool seam_heap_snapshot_take(JNIEnv *env, jobjectID only, seam_heap_detail detail, seam_heap_snapshot *out)
+static bool hand_out_snapshot(seam_heap_snapshot *out)
 {
-    fake.heap_snapshot_calls++;
-    fake.heap_snapshot_only = only;
-    fake.heap_snapshot_detail = detail;
-    fake.define_loaded_before_snapshot = fake.define_loaded_calls;
     if (fake.heap_snapshot_fails) {
         memset(out, 0, sizeof *out);
         return false;
     }
     *out = fake.heap_snapshot;
     return true;
+}
+
+bool seam_heap_snapshot_take(JNIEnv *env, seam_heap_detail detail, seam_heap_snapshot *out)
+{
+    fake.heap_snapshot_calls++;
+    fake.heap_snapshot_detail = detail;
+    fake.define_loaded_before_snapshot = fake.define_loaded_calls;
+    return hand_out_snapshot(out);
+}
+
+bool seam_object_snapshot_take(JNIEnv *env, jobjectID id, seam_heap_snapshot *out)
+{
+    fake.object_snapshot_calls++;
+    fake.object_snapshot_id = id;
+    return hand_out_snapshot(out);
 }
 
 void seam_heap_snapshot_free(seam_heap_snapshot *snap)

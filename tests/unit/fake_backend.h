@@ -59,15 +59,18 @@ typedef struct {
     /* seam_heap_objects returns a copy of objects[0..object_count) */
     int heap_objects_calls;
 
-    /* heap dumps: seam_heap_snapshot_take hands out heap_snapshot (a copy of
+    /* heap dumps: seam_heap_snapshot_take (a walk of the whole heap, counted
+     * in heap_snapshot_calls) and seam_object_snapshot_take (one object,
+     * counted in object_snapshot_calls) hand out heap_snapshot (a copy of
      * the struct; the arrays stay the test's) unless heap_snapshot_fails;
      * seam_heap_snapshot_free only counts. */
     seam_heap_snapshot heap_snapshot;
     bool heap_snapshot_fails;
     int heap_snapshot_calls, heap_snapshot_frees;
-    jobjectID heap_snapshot_only;        /* arguments of the last call */
+    int object_snapshot_calls;
+    jobjectID object_snapshot_id;        /* arguments of the last calls */
     seam_heap_detail heap_snapshot_detail;
-    int define_loaded_before_snapshot;   /* define_loaded_calls at the last call */
+    int define_loaded_before_snapshot;   /* define_loaded_calls at the last heap walk */
 
     /* Java monitors: seam_monitor_owner answers monitor_owner and
      * counts; seam_monitor_snapshot_take hands out monitor_snapshot (a copy

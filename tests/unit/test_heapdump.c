@@ -532,7 +532,7 @@ static void assert_heap_event(int level)
     ck_assert_int_eq(got.gc_depth, 1);
     ck_assert_int_eq(gc_disabled_depth(), 0);
     ck_assert_int_eq(fake.heap_snapshot_calls, 1);
-    ck_assert_ptr_eq(fake.heap_snapshot_only, NULL);
+    ck_assert_int_eq(fake.object_snapshot_calls, 0);
     ck_assert_int_eq(fake.heap_snapshot_frees, 1);
     ck_assert_int_ge(fake.define_loaded_before_snapshot, 1);
 }
@@ -775,6 +775,7 @@ START_TEST(test_heap_dump_before_live)
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_FAIL);
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, OBJ_ID(10)), JVMPI_FAIL);
     ck_assert_int_eq(fake.heap_snapshot_calls, 0);
+    ck_assert_int_eq(fake.object_snapshot_calls, 0);
     ck_assert_int_eq(got.count, 0);
 }
 END_TEST
@@ -796,8 +797,11 @@ static void assert_object_event(jobjectID id)
     ck_assert_int_eq(got.count, 1);
     ck_assert_int_eq(got.ev.event_type, JVMPI_EVENT_OBJECT_DUMP | JVMPI_REQUESTED_EVENT);
     ck_assert_ptr_eq(got.ev.env_id, ENV_MAIN);
-    ck_assert_ptr_eq(fake.heap_snapshot_only, id);
-    ck_assert_int_eq(fake.heap_snapshot_detail, SEAM_HEAP_VALUES);
+    /* That object alone, never a walk of the heap: HotSpot 5.0's cost was
+     * the object's, whatever the heap's. */
+    ck_assert_int_eq(fake.object_snapshot_calls, 1);
+    ck_assert_ptr_eq(fake.object_snapshot_id, id);
+    ck_assert_int_eq(fake.heap_snapshot_calls, 0);
     ck_assert_int_eq(fake.heap_snapshot_frees, 1);
     /* both views of the union */
     ck_assert_int_eq(got.ev.u.object_dump.data_len, (jint)want_len);
@@ -853,6 +857,7 @@ START_TEST(test_object_dump_arrays)
 
     memset(&got, 0, sizeof got);
     fake.heap_snapshot_frees = 0;
+    fake.object_snapshot_calls = 0;
     object_snapshot(&snap_objects[4]);
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, OBJ_ID(21)), JVMPI_SUCCESS);
     want_len = 0;
@@ -865,9 +870,10 @@ START_TEST(test_object_dump_unknown)
 {
     fake.heap_snapshot_fails = true;
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, OBJ_ID(99)), JVMPI_FAIL);
-    ck_assert_ptr_eq(fake.heap_snapshot_only, OBJ_ID(99));
+    ck_assert_ptr_eq(fake.object_snapshot_id, OBJ_ID(99));
     ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, NULL), JVMPI_FAIL);
-    ck_assert_int_eq(fake.heap_snapshot_calls, 1);
+    ck_assert_int_eq(fake.object_snapshot_calls, 1);
+    ck_assert_int_eq(fake.heap_snapshot_calls, 0);
     ck_assert_int_eq(got.count, 0);
     ck_assert_int_eq(gc_disabled_depth(), 0);
 }
@@ -889,6 +895,54 @@ START_TEST(test_object_dump_gone)
     stderr_capture_end(&c);
     ck_assert_int_eq(stderr_capture_count(&c, "JVMPI layer: error:"), 1);
     ck_assert_int_eq(got.count, 0);
+}
+END_TEST
+
+/* Sun's HPROF asks, inside its HEAP_DUMP handler, for the OBJECT_DUMP of
+ * each Class object whose superclass it has not learnt: with the dump's GC
+ * disabled and its threads held, each is answered at once, from the object
+ * alone, without another walk of the heap. */
+static struct {
+    int heap_dumps, object_dumps;
+    jint rc;
+    int walks_inside;      /* heap walks when the nested request returned */
+    int gc_depth_inside;   /* gc_disabled_depth() in the OBJECT_DUMP handler */
+} nested;
+
+static void JNICALL dump_in_handler(JVMPI_Event *ev)
+{
+    jint type = ev->event_type & ~JVMPI_REQUESTED_EVENT;
+    if (type == JVMPI_EVENT_HEAP_DUMP) {
+        nested.heap_dumps++;
+        object_snapshot(&snap_objects[1]);
+        nested.rc = pi->RequestEvent(JVMPI_EVENT_OBJECT_DUMP, C_NODE);
+        nested.walks_inside = fake.heap_snapshot_calls;
+    } else if (type == JVMPI_EVENT_OBJECT_DUMP) {
+        nested.object_dumps++;
+        nested.gc_depth_inside = gc_disabled_depth();
+        record_event(ev);
+    }
+}
+
+START_TEST(test_object_dump_in_heap_dump_handler)
+{
+    memset(&nested, 0, sizeof nested);
+    pi->NotifyEvent = dump_in_handler;
+    ck_assert_int_eq(pi->RequestEvent(JVMPI_EVENT_HEAP_DUMP, NULL), JVMPI_SUCCESS);
+    ck_assert_int_eq(nested.heap_dumps, 1);
+    ck_assert_int_eq(nested.object_dumps, 1);
+    ck_assert_int_eq(nested.rc, JVMPI_SUCCESS);
+    ck_assert_int_eq(nested.walks_inside, 1);
+    ck_assert_int_eq(fake.heap_snapshot_calls, 1);
+    ck_assert_int_eq(fake.object_snapshot_calls, 1);
+    ck_assert_ptr_eq(fake.object_snapshot_id, C_NODE);
+    ck_assert_int_eq(fake.heap_snapshot_frees, 2);
+    ck_assert_int_eq(nested.gc_depth_inside, 2);
+    ck_assert_int_eq(gc_disabled_depth(), 0);
+    ck_assert_int_eq(got.ev.event_type, JVMPI_EVENT_OBJECT_DUMP | JVMPI_REQUESTED_EVENT);
+    want_len = 0;
+    want_class_node(2);
+    assert_bytes();
 }
 END_TEST
 
@@ -917,6 +971,7 @@ static Suite *heapdump_suite(void)
     tcase_add_test(tc, test_object_dump_array_class);
     tcase_add_test(tc, test_object_dump_unknown);
     tcase_add_test(tc, test_object_dump_gone);
+    tcase_add_test(tc, test_object_dump_in_heap_dump_handler);
     suite_add_tcase(s, tc);
     return s;
 }
