@@ -574,10 +574,11 @@ jint heapdump_request_heap(void *arg)
     gc_disable();
     seam_define_loaded_classes(env);
     /* Traces right before the walk: the frame numbers of the roots index
-     * into them, and are checked against them (frame_number). */
+     * into them, and are checked against them (frame_number).  Level 0 has
+     * no roots, but carries a trace for every thread too, as on HotSpot 5.0. */
     thread_set ts;
     memset(&ts, 0, sizeof ts);
-    if (level != JVMPI_DUMP_LEVEL_0 && !threads_take(&ts)) {
+    if (!threads_take(&ts)) {
         LOG_ERROR("%s: out of memory taking the threads' traces", call);
         threads_done(&ts);
         gc_enable();
@@ -597,12 +598,10 @@ jint heapdump_request_heap(void *arg)
     /* The dump names classes the walk gave IDs to and objects it tagged:
      * their CLASS_LOADs and OBJECT_ALLOCs come first. */
     defs_heap_snapshot(env, &snap);
-    if (level != JVMPI_DUMP_LEVEL_0) {
-        for (int i = 0; i < ts.count; i++) {
-            defs_announce_thread(env, ts.recs[i]);
-        }
-        defs_traces(env, ts.traces, ts.count);
+    for (int i = 0; i < ts.count; i++) {
+        defs_announce_thread(env, ts.recs[i]);
     }
+    defs_traces(env, ts.traces, ts.count);
     dumpbuf w = {NULL, 0, 0, false};
     bool built = build_heap_dump(&w, &snap, &ts, level);
     LOG_DEBUG("%s: level %d, %d roots, %d objects, %d classes, %zu bytes", call, level, snap.num_roots,
@@ -619,8 +618,8 @@ jint heapdump_request_heap(void *arg)
         ev.u.heap_dump.dump_level = level;
         ev.u.heap_dump.begin = w.p != NULL ? (char *)w.p : &empty;
         ev.u.heap_dump.end = ev.u.heap_dump.begin + w.len;
-        ev.u.heap_dump.num_traces = level == JVMPI_DUMP_LEVEL_0 ? 0 : ts.count;
-        ev.u.heap_dump.traces = level == JVMPI_DUMP_LEVEL_0 || ts.count == 0 ? NULL : ts.traces;
+        ev.u.heap_dump.num_traces = ts.count;
+        ev.u.heap_dump.traces = ts.count == 0 ? NULL : ts.traces;
         events_deliver(env, &ev);
         rc = JVMPI_SUCCESS;
     }
