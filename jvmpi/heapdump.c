@@ -409,6 +409,12 @@ static void put_root(dumpbuf *w, const thread_set *ts, const seam_heap_root *r)
     int trace = -1;
     switch (r->kind) {
     case JVMPI_GC_ROOT_JNI_GLOBAL:
+        /* A global reference no JNI call of the program's made (the VM's
+         * own, the layer's) has no ref to name: HotSpot 5.0 left the VM's
+         * own out of the JNI globals.  It is a root all the same. */
+        if (r->ref == NULL) {
+            break;
+        }
         dumpbuf_u1(w, JVMPI_GC_ROOT_JNI_GLOBAL);
         dumpbuf_ptr(w, r->id);
         dumpbuf_ptr(w, r->ref);
@@ -442,7 +448,8 @@ static void put_root(dumpbuf *w, const thread_set *ts, const seam_heap_root *r)
         break;
     }
     /* A root in a thread the agent was never told about (the layer's own),
-     * or of a kind without a JVMPI body: still a root. */
+     * a global reference without a ref, or of a kind without a JVMPI body:
+     * still a root. */
     dumpbuf_u1(w, JVMPI_GC_ROOT_UNKNOWN);
     dumpbuf_ptr(w, r->id);
 }

@@ -187,7 +187,7 @@ static jobjectID iface_list[1];
 static seam_heap_field node_statics[2];
 static seam_heap_class snap_classes[5];
 static seam_heap_object snap_objects[8];
-static seam_heap_root snap_roots[10];
+static seam_heap_root snap_roots[11];
 static jobjectID nodes_elements[3];
 static const jint ints[2] = {1, -2};
 static const jchar chars[2] = {'h', 0x20ac};
@@ -282,7 +282,8 @@ static void build_snapshot(void)
     snap_objects[7] = (seam_heap_object){.id = C_NODES, .kind = SEAM_HEAP_CLASS};
 
     memset(snap_roots, 0, sizeof snap_roots);
-    snap_roots[0] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JNI_GLOBAL, .id = OBJ_ID(10), .depth = -1};
+    snap_roots[0] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JNI_GLOBAL, .id = OBJ_ID(10), .depth = -1,
+                                     .ref = (jobject)(uintptr_t)0x5150};
     snap_roots[1] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JNI_LOCAL, .id = OBJ_ID(11), .thread = THREAD_ID(0),
                                      .depth = 1, .method = TRACE_METHOD(1)};
     /* the trace has another method at depth 2: the thread moved */
@@ -300,8 +301,11 @@ static void build_snapshot(void)
                                      .depth = 0, .method = TRACE_METHOD(0)};
     snap_roots[9] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JAVA_FRAME, .id = OBJ_ID(11), .thread = THREAD_ID(0),
                                      .depth = -1};
+    /* a global reference of the VM's own (no JNI call made it): no JNI
+     * global of the program's, still a root */
+    snap_roots[10] = (seam_heap_root){.kind = JVMPI_GC_ROOT_JNI_GLOBAL, .id = OBJ_ID(20), .depth = -1};
 
-    fake.heap_snapshot = (seam_heap_snapshot){.num_roots = 10,
+    fake.heap_snapshot = (seam_heap_snapshot){.num_roots = 11,
                                               .roots = snap_roots,
                                               .num_objects = 8,
                                               .objects = snap_objects,
@@ -315,7 +319,7 @@ static void want_roots(void)
 {
     w_u1(JVMPI_GC_ROOT_JNI_GLOBAL);
     w_ptr(OBJ_ID(10));
-    w_ptr(NULL);
+    w_ptr((jobject)(uintptr_t)0x5150);
     /* frames counted from the outermost (1) to the top (3 here) */
     w_u1(JVMPI_GC_ROOT_JNI_LOCAL);
     w_ptr(OBJ_ID(11));
@@ -344,6 +348,8 @@ static void want_roots(void)
     w_ptr(OBJ_ID(11));
     w_ptr(ENV_MAIN);
     w_u4(0xffffffffu);
+    w_u1(JVMPI_GC_ROOT_UNKNOWN);
+    w_ptr(OBJ_ID(20));
 }
 
 static void want_class_head(jobjectID id, jobjectID super, jobjectID loader, jobjectID signers, jobjectID domain,
