@@ -390,6 +390,7 @@ void bk_classinfo_vm_init(JNIEnv *env)
                  "names no element class");
     } else {
         declared_fields = m;
+        bk_methodcheck_learn(m); /* java.lang.Class's: the CDS copy's vtable, if CDS is on */
     }
     if (c != NULL) {
         class_class = bk_new_global_ref(env, c);

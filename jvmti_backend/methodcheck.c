@@ -8,14 +8,15 @@
  * table) crashes the VM inside GetMethodDeclaringClass.  So an ID is read
  * here first, without a fault: the slot must be readable, and the Method*
  * in it must point at an object whose first word (its C++ vtable) is that of
- * a Method the VM handed out.  There are two such vtables where the VM maps
- * classes from a CDS archive (the archive's methods point at a copy in the
- * archive), so they are learnt from the methods of the classes the layer
- * defines.  From JDK 26 on a jmethodID is a number the VM looks up in a
- * table of its own, which refuses what it does not know: such IDs go to
- * JVM TI as they are.
+ * a Method: inside libjvm.so, or, for the methods of classes the VM maps
+ * from a CDS archive, the copy in the archive, learnt from the methods of
+ * the classes the layer defines.  From JDK 26 on a jmethodID is a number
+ * the VM looks up in a table of its own, which refuses what it does not
+ * know: such IDs go to JVM TI as they are.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -117,11 +118,23 @@ void bk_methodcheck_learn_some(jmethodID known)
     }
 }
 
+/* Whether addr lies in libjvm.so, where the VM's own vtables are. */
+static bool in_libjvm(uintptr_t addr)
+{
+    Dl_info info;
+    if (dladdr((void *)addr, &info) == 0 || info.dli_fname == NULL) {
+        return false;
+    }
+    const char *base = strrchr(info.dli_fname, '/');
+    return strcmp(base != NULL ? base + 1 : info.dli_fname, "libjvm.so") == 0;
+}
+
 bool bk_method_id_plausible(jmethodID m)
 {
     if (!atomic_load_explicit(&ids_are_addresses, memory_order_acquire)) {
         return m != NULL; /* numbers, or nothing learnt: the VM checks */
     }
     uintptr_t method = 0, vtable = 0;
-    return read_word((uintptr_t)m, &method) && read_word(method, &vtable) && vtable_known(vtable);
+    return read_word((uintptr_t)m, &method) && read_word(method, &vtable) &&
+           (vtable_known(vtable) || in_libjvm(vtable));
 }
