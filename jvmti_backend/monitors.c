@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "monowner.h"
 
 /* ---- capabilities ------------------------------------------------------------ */
 
@@ -104,37 +105,9 @@ void JNICALL bk_on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     END_CALLBACK();
 }
 
-/* ---- the owner, and the dump snapshot ---------------------------------------------- */
+/* ---- the dump snapshot (the owner alone: monowner.c) -------------------------------- */
 
 static jobjectID thread_id(JNIEnv *env, jthread thread) { return id_of(env, thread); }
-
-static void free_usage(JNIEnv *env, jvmtiMonitorUsage *u)
-{
-    if (u->owner != NULL) {
-        (*env)->DeleteLocalRef(env, u->owner);
-    }
-    for (jint i = 0; i < u->waiter_count; i++) {
-        (*env)->DeleteLocalRef(env, u->waiters[i]);
-    }
-    for (jint i = 0; i < u->notify_waiter_count; i++) {
-        (*env)->DeleteLocalRef(env, u->notify_waiters[i]);
-    }
-    bk_deallocate(u->waiters);
-    bk_deallocate(u->notify_waiters);
-}
-
-jobjectID seam_monitor_owner(JNIEnv *env, jobject object)
-{
-    jvmtiMonitorUsage u;
-    memset(&u, 0, sizeof u);
-    if (!add_capability(false) ||
-        !JVMTI_OK(JVMTI_CALL(bk.jvmti, GetObjectMonitorUsage, object, &u))) {
-        return NULL;
-    }
-    jobjectID owner = u.owner != NULL ? thread_id(env, u.owner) : NULL;
-    free_usage(env, &u);
-    return owner;
-}
 
 /* What a thread said of a monitor (GetOwnedMonitorInfo,
  * GetCurrentContendedMonitor): GetObjectMonitorUsage names no virtual
@@ -274,7 +247,7 @@ static void fill_usage(JNIEnv *env, seam_monitor_info *m, jobject obj)
             m->waiting[m->n_waiting++] = thread_id(env, u.notify_waiters[j]);
         }
     }
-    free_usage(env, &u);
+    bk_monitor_usage_free(env, &u);
 }
 
 /* One thread of the snapshot: its ID, status and trace, and the monitors it
@@ -353,8 +326,15 @@ bool seam_monitor_snapshot_take(JNIEnv *env, jint max_frames, void *const *vthre
         add_thread(env, out, p, (jthread)vthreads[i], max_frames);
     }
     jclass class_class = (*env)->FindClass(env, "java/lang/Class");
+    /* Where GetObjectMonitorUsage may answer without stopping the threads
+     * (monowner.c), it can read freed memory: there the threads' own
+     * reports (GetOwnedMonitorInfo, GetCurrentContendedMonitor, each read
+     * with that thread stopped) say who owns, enters and waits. */
+    bool ask_usage = !bk_monowner_careful();
     for (int i = 0; i < out->num_monitors; i++) {
-        fill_usage(env, &out->monitors[i], p->objects[i]);
+        if (ask_usage) {
+            fill_usage(env, &out->monitors[i], p->objects[i]);
+        }
         fill_from_threads(&out->monitors[i], i, p);
         out->monitors[i].is_class = class_class != NULL && (*env)->IsInstanceOf(env, p->objects[i], class_class);
     }
@@ -494,6 +474,7 @@ void JNICALL bk_on_native_bind(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 
 void bk_monitors_vm_init(JNIEnv *env)
 {
+    bk_monowner_vm_init(env);
     pthread_mutex_lock(&bind_lock);
     bool wrapped = sleep_vm != NULL;
     pthread_mutex_unlock(&bind_lock);

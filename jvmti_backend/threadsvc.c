@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "monowner.h"
 
 static char *group_name(JNIEnv *env, jthreadGroup group, jthreadGroup *parent)
 {
@@ -97,7 +98,8 @@ bool bk_thread_info(JNIEnv *env, JNIEnv *thread_env, jthread thread, seam_thread
         info.parent_name = group_name(env, parent, &grandparent);
         cache_group_names(env, ti.thread_group, &info);
     }
-    info.internal = bk.internal_thread != NULL && (*env)->IsSameObject(env, thread, bk.internal_thread);
+    info.internal = (bk.internal_thread != NULL && (*env)->IsSameObject(env, thread, bk.internal_thread)) ||
+                    bk_monowner_is_asker(env, thread);
     if (ti.thread_group) (*env)->DeleteLocalRef(env, ti.thread_group);
     if (ti.context_class_loader) (*env)->DeleteLocalRef(env, ti.context_class_loader);
     if (parent) (*env)->DeleteLocalRef(env, parent);
@@ -252,6 +254,8 @@ void JNICALL bk_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 
 void JNICALL bk_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
+    /* Not freed while the layer asks who owns a monitor (monowner.c). */
+    bk_monowner_thread_ending();
     BEGIN_CALLBACK();
     layer_thread_ended(env);
     /* Last: VMDeath may follow at once (exitfrees.c). */

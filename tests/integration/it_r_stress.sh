@@ -5,6 +5,9 @@
 # which aborts on any ID before its defining event, with a heap and monitor
 # dump during the run):
 #   contend   200 threads on 4 monitors (entries, waits, notifies)
+#   churn     1500 threads, 200 alive at a time, on 20 monitors: owners end
+#             while others block on what they held (JDK 8 could free an
+#             owner while the layer asked for it: jvmti_backend/monowner.c)
 #   short     short-lived threads, 16 alive at a time
 #   throw     exceptions thrown and caught, each with a stack trace
 #   unload    classes from throw-away loaders, each unloaded
@@ -116,6 +119,7 @@ run() {
 start=$(now_ms)
 for agent in hprof e_strict; do
   run "$agent" contend 200 3
+  run "$agent" churn $((1500 * SCALE)) 8
   run "$agent" short $((2000 * SCALE)) 0
   run "$agent" throw $((60000 * SCALE)) 4
   if [ "$JDK_MAJOR" -ge 9 ]; then

@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The load and fault cases of the reliability suite
  * (tests/integration/it_r_stress.sh), one per run, each sized by N:
  *   contend N      N threads contend on 4 monitors (enter, wait, notify)
+ *   churn N        N threads in all, 200 alive at a time, contend on 20
+ *                  monitors (enter, wait, notify) and end while others
+ *                  block on monitors they held
  *   short N        N short-lived threads, 16 alive at a time
  *   throw N        N exceptions thrown and caught, on 2 threads
  *   unload N       N classes, each from a throw-away loader, unloaded by GCs
@@ -41,6 +44,7 @@ public class R_Stress {
         String result;
         switch (what) {
             case "contend": result = contend(n); break;
+            case "churn": result = churn(n); break;
             case "short": result = shortThreads(n); break;
             case "throw": result = throwMany(n); break;
             case "unload": result = unload(n); break;
@@ -90,6 +94,49 @@ public class R_Stress {
         if (sum != 60L * n)
             throw new IllegalStateException("lost monitor entries: " + sum);
         return sum + " monitor entries";
+    }
+
+    /** Owners that end: the layer asks who owns a monitor when a thread
+     * blocks on it, and on JDK 8 that owner may end and be freed meanwhile. */
+    static String churn(int n) throws InterruptedException {
+        Object[] locks = new Object[20];
+        for (int i = 0; i < locks.length; i++)
+            locks[i] = new Object();
+        long[] counts = new long[locks.length];
+        Thread[] live = new Thread[200];
+        for (int i = 0; i < n; i++) {
+            int slot = i % live.length;
+            if (live[slot] != null)
+                live[slot].join();
+            int me = i;
+            live[slot] = new Thread(() -> {
+                try {
+                    for (int k = 0; k < 50; k++) {
+                        int l = (me + k) % locks.length;
+                        synchronized (locks[l]) {
+                            counts[l]++;
+                            sink = new byte[32];
+                            if ((k & 15) == 15) {
+                                locks[l].notifyAll();
+                                locks[l].wait(1);
+                            }
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "churner-" + i);
+            live[slot].start();
+        }
+        for (Thread t : live)
+            if (t != null)
+                t.join();
+        long sum = 0;
+        for (long c : counts)
+            sum += c;
+        if (sum != 50L * n)
+            throw new IllegalStateException("lost monitor entries: " + sum);
+        return sum + " monitor entries by " + n + " threads";
     }
 
     static String shortThreads(int n) throws InterruptedException {
