@@ -57,6 +57,22 @@ public class R_Stress {
         System.exit(exit);
     }
 
+    /** One thread's share: rounds entries, each of the next lock in turn,
+     * with a notifyAll and a short wait every 16th. */
+    static void enterAndWait(Object[] locks, long[] counts, int me, int rounds) throws InterruptedException {
+        for (int k = 0; k < rounds; k++) {
+            int l = (me + k) % locks.length;
+            synchronized (locks[l]) {
+                counts[l]++;
+                sink = new byte[32];
+                if ((k & 15) == 15) {
+                    locks[l].notifyAll();
+                    locks[l].wait(1);
+                }
+            }
+        }
+    }
+
     static String contend(int n) throws InterruptedException {
         Object[] locks = { new Object(), new Object(), new Object(), new Object() };
         long[] counts = new long[locks.length];
@@ -67,17 +83,7 @@ public class R_Stress {
             Thread t = new Thread(() -> {
                 try {
                     go.await();
-                    for (int k = 0; k < 60; k++) {
-                        int l = (me + k) % locks.length;
-                        synchronized (locks[l]) {
-                            counts[l]++;
-                            sink = new byte[32];
-                            if ((k & 15) == 15) {
-                                locks[l].notifyAll();
-                                locks[l].wait(1);
-                            }
-                        }
-                    }
+                    enterAndWait(locks, counts, me, 60);
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
@@ -111,17 +117,7 @@ public class R_Stress {
             int me = i;
             live[slot] = new Thread(() -> {
                 try {
-                    for (int k = 0; k < 50; k++) {
-                        int l = (me + k) % locks.length;
-                        synchronized (locks[l]) {
-                            counts[l]++;
-                            sink = new byte[32];
-                            if ((k & 15) == 15) {
-                                locks[l].notifyAll();
-                                locks[l].wait(1);
-                            }
-                        }
-                    }
+                    enterAndWait(locks, counts, me, 50);
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
