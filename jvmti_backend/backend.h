@@ -149,10 +149,9 @@ jobjectID bk_class_id(JNIEnv *env, jclass klass);
 /* From VM init on: element classes may be linked (see classinfo.c). */
 void bk_classinfo_vm_init(JNIEnv *env);
 /* methodcheck.c: whether an agent's method ID can be given to JVM TI
- * without crashing the VM; learnt from the methods of each class defined. */
+ * without crashing the VM; learnt from one method of java.lang.Class at VM
+ * init. */
 void bk_methodcheck_learn(jmethodID known);
-/* The same from a hot path (call traces): only until both are learnt. */
-void bk_methodcheck_learn_some(jmethodID known);
 bool bk_method_id_plausible(jmethodID m);
 /* JDK 8 (bk.klass_sized_mirrors): a Class object's size with no statics,
  * and a reference's, measured at VM init; the classes defined before are

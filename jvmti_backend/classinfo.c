@@ -92,9 +92,6 @@ static bool fill_methods(jclass klass, seam_class_info *info)
     if (!JVMTI_OK(JVMTI_CALL(bk.jvmti, GetClassMethods, klass, &n, &methods))) {
         return false;
     }
-    if (n > 0) {
-        bk_methodcheck_learn(methods[0]);
-    }
     info->methods = calloc((size_t)n + 1, sizeof *info->methods);
     if (info->methods == NULL) {
         bk_deallocate(methods);

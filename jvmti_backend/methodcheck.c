@@ -9,8 +9,8 @@
  * here first, without a fault: the slot must be readable, and the Method*
  * in it must point at an object whose first word (its C++ vtable) is that of
  * a Method: inside libjvm.so, or, for the methods of classes the VM maps
- * from a CDS archive, the copy in the archive, learnt from the methods of
- * the classes the layer defines.  From JDK 26 on a jmethodID is a number
+ * from a CDS archive, the copy in the archive, learnt from a method of
+ * java.lang.Class (always archived where CDS is on) at VM init.  From JDK 26 on a jmethodID is a number
  * the VM looks up in a table of its own, which refuses what it does not
  * know: such IDs go to JVM TI as they are.
  */
@@ -28,9 +28,10 @@
 /* IDs below this are numbers, not addresses. */
 #define SMALLEST_ADDRESS ((uintptr_t)1 << 20)
 
-#define MAX_VTABLES 4
-static _Atomic bool ids_are_addresses, ids_are_numbers;
-static _Atomic uintptr_t method_vtables[MAX_VTABLES];
+/* Set at VM init: whether IDs are addresses (up to JDK 25), and the vtable
+ * of java.lang.Class's methods, the CDS archive's copy where CDS is on. */
+static bool ids_are_addresses;
+static uintptr_t archived_vtable;
 
 /* A pipe the bytes go through when process_vm_readv is not allowed. */
 static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,50 +72,13 @@ static bool read_word(uintptr_t addr, uintptr_t *out)
     return read_by_pipe(addr, out);
 }
 
-static bool vtable_known(uintptr_t vtable)
-{
-    for (int i = 0; i < MAX_VTABLES; i++) {
-        if (atomic_load_explicit(&method_vtables[i], memory_order_acquire) == vtable) {
-            return true;
-        }
-    }
-    return false;
-}
-
+/* Once, at VM init, before any agent can pass an ID: no lock needed. */
 void bk_methodcheck_learn(jmethodID known)
 {
     uintptr_t id = (uintptr_t)known, method = 0, vtable = 0;
-    if (id == 0 || atomic_load_explicit(&ids_are_numbers, memory_order_relaxed)) {
-        return;
-    }
-    if (id < SMALLEST_ADDRESS) {
-        atomic_store(&ids_are_numbers, true);
-        return;
-    }
-    if (!read_word(id, &method) || !read_word(method, &vtable) || vtable == 0 || vtable_known(vtable)) {
-        return;
-    }
-    for (int i = 0; i < MAX_VTABLES; i++) {
-        uintptr_t none = 0;
-        if (atomic_compare_exchange_strong(&method_vtables[i], &none, vtable)) {
-            atomic_store(&ids_are_addresses, true);
-            return;
-        }
-        if (none == vtable) {
-            return;
-        }
-    }
-}
-
-/* Tries left for bk_methodcheck_learn_some: with CDS off there is only one
- * vtable to learn, and the second is never found. */
-static _Atomic int learn_budget = 1000;
-
-void bk_methodcheck_learn_some(jmethodID known)
-{
-    if (atomic_load_explicit(&method_vtables[1], memory_order_relaxed) == 0 &&
-        atomic_fetch_sub_explicit(&learn_budget, 1, memory_order_relaxed) > 0) {
-        bk_methodcheck_learn(known);
+    if (id >= SMALLEST_ADDRESS && read_word(id, &method) && read_word(method, &vtable) && vtable != 0) {
+        archived_vtable = vtable;
+        ids_are_addresses = true;
     }
 }
 
@@ -131,10 +95,10 @@ static bool in_libjvm(uintptr_t addr)
 
 bool bk_method_id_plausible(jmethodID m)
 {
-    if (!atomic_load_explicit(&ids_are_addresses, memory_order_acquire)) {
+    if (!ids_are_addresses) {
         return m != NULL; /* numbers, or nothing learnt: the VM checks */
     }
     uintptr_t method = 0, vtable = 0;
     return read_word((uintptr_t)m, &method) && read_word(method, &vtable) &&
-           (vtable_known(vtable) || in_libjvm(vtable));
+           (vtable == archived_vtable || in_libjvm(vtable));
 }

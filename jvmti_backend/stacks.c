@@ -238,9 +238,6 @@ jint seam_call_trace(void *handle, jint depth, JVMPI_CallFrame *frames)
             if (current == NULL) {
                 continue;
             }
-            if (n == 0) {
-                bk_methodcheck_learn_some(current);
-            }
             frames[n].method_id = current;
             frames[n].lineno = native ? LINE_NATIVE : line_of(buf[i].method, buf[i].location);
             n++;
