@@ -287,10 +287,12 @@ static void on_hook(JVMPI_Event *ev)
     memcpy(copy, data, (size_t)len);
     ev->u.class_load_hook.new_class_data = copy;
     ev->u.class_load_hook.new_class_data_len = len;
-    if (len < 10 || !is_tracked(data, (size_t)len))
+    if (len < 10)
         return;
+    /* hooks come on any thread at once, and the constant pool's tables
+     * are shared: the whole read is under the lock */
     pthread_mutex_lock(&lock);
-    if (!hook_seen++ && !read_class(data, (size_t)len))
+    if (is_tracked(data, (size_t)len) && !hook_seen++ && !read_class(data, (size_t)len))
         c_fail("%s's class bytes could not be read", tracked);
     pthread_mutex_unlock(&lock);
 }
