@@ -83,7 +83,7 @@ void classes_release(class_rec *c)
     }
 }
 
-bool classes_claim_announce(class_rec *c) { return defs_claim(&c->announced); }
+bool classes_claim_announce(class_rec *c) { return once_claim(&c->announced); }
 
 void classes_mark_unloading(jobjectID id)
 {
@@ -145,7 +145,7 @@ class_rec **classes_unannounced(agents_mask agents, int *count)
         list = calloc(HASH_COUNT(by_id) + 1, sizeof *list);
         if (list != NULL) {
             for (class_entry *e = by_id; e != NULL; e = e->hh.next) {
-                if (!defs_was_sent(&e->rec.announced, agents)) {
+                if (!once_was_sent(&e->rec.announced, agents)) {
                     e->rec.refs++;
                     list[n++] = e;
                 }

@@ -9,12 +9,12 @@
 
 #include <stdbool.h>
 
-#include "defs.h"
+#include "once.h"
 #include "seam.h"
 
 typedef struct class_rec {
     seam_class_info *info;
-    defs_once announced;   /* CLASS_LOAD */
+    once_flag announced;   /* CLASS_LOAD */
     int refs;
     /* Once its CLASS_UNLOAD is due: info's methods with every method_id
      * NULL, what a request then answers (HotSpot 5.0's saved data). */
@@ -28,7 +28,7 @@ class_rec *classes_acquire(jobjectID id);
 void classes_release(class_rec *c);
 
 /* True once per class: the caller is the one that sends its CLASS_LOAD, then
- * calls defs_sent(&c->announced).  Waits while another thread sends it. */
+ * calls once_sent(&c->announced).  Waits while another thread sends it. */
 bool classes_claim_announce(class_rec *c);
 
 /* The class's CLASS_UNLOAD is about to be delivered: from now on a

@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "gate.h"
+#include "lateobjs.h"
 #include "layer.h"
 #include "ledger.h"
 #include "log.h"
@@ -106,10 +107,10 @@ void gc_object_freed(int64_t tag)
         }
     }
     /* A class's own object is an object too (its CLASS_UNLOAD comes apart):
-     * its OBJECT_FREE is due if the agent was told of it (defs_free_due). */
+     * its OBJECT_FREE is due if the agent was told of it (lateobjs_free_due). */
     atomic_fetch_add_explicit(&frees_seen, 1, memory_order_relaxed);
     if (!events_enabled(JVMPI_EVENT_OBJECT_FREE)) {
-        defs_free_due(tag); /* forgets what defs.c kept of it (before its record goes) */
+        lateobjs_free_due(tag); /* forgets what defs.c kept of it (before its record goes) */
         ids_forget(tag);
         return;
     }
@@ -406,7 +407,7 @@ static void deliver_window(JNIEnv *env, window_kind kind, JNIEnv *as_env)
     /* The ledger's too: each object's class, before its record goes. */
     ledger_free *notes = n > 0 && ledger_active() ? malloc(n * sizeof *notes) : NULL;
     for (size_t i = 0; i < n; i++) {
-        agents_mask d = defs_free_due(frees[i]);
+        agents_mask d = lateobjs_free_due(frees[i]);
         if (due != NULL) {
             due[i] = d;
         }

@@ -15,6 +15,7 @@
 #include "classes.h"
 #include "defs.h"
 #include "dumpbuf.h"
+#include "dumpdefs.h"
 #include "events.h"
 #include "gc.h"
 #include "layer.h"
@@ -604,11 +605,11 @@ jint heapdump_request_heap(void *arg)
     }
     /* The dump names classes the walk gave IDs to and objects it tagged:
      * their CLASS_LOADs and OBJECT_ALLOCs come first. */
-    defs_heap_snapshot(env, &snap);
+    dumpdefs_heap(env, &snap);
     for (int i = 0; i < ts.count; i++) {
         defs_announce_thread(env, ts.recs[i]);
     }
-    defs_traces(env, ts.traces, ts.count);
+    dumpdefs_traces(env, ts.traces, ts.count);
     dumpbuf w = {NULL, 0, 0, false};
     bool built = build_heap_dump(&w, &snap, &ts, level);
     LOG_DEBUG("%s: level %d, %d roots, %d objects, %d classes, %zu bytes", call, level, snap.num_roots,
@@ -661,7 +662,7 @@ jint heapdump_request_object(jobjectID id)
         gc_enable();
         return JVMPI_FAIL;
     }
-    defs_heap_snapshot(env, &snap);
+    dumpdefs_heap(env, &snap);
     dumpbuf w = {NULL, 0, 0, false};
     bool built = false;
     if (snap.num_objects != 1 || snap.objects[0].id != id) {

@@ -12,11 +12,13 @@
 #include "events.h"
 #include "gc.h"
 #include "heapdump.h"
+#include "lateobjs.h"
 #include "layer.h"
 #include "loader.h"
 #include "log.h"
 #include "methods.h"
 #include "monitordump.h"
+#include "objinfo.h"
 #include "rawmon.h"
 #include "seam.h"
 #include "threads.h"
@@ -155,7 +157,7 @@ static jint request_object_alloc(jobjectID id)
     }
     /* A class ID is the ID of its java.lang.Class object (the JVMPI
      * specification), which the class record describes. */
-    bool known = defs_object_info(env, id, &info);
+    bool known = objinfo_of(env, id, &info);
     if (!known) {
         if (ids_was_issued(seam_tag_from_id(id))) {
             /* Collected, its OBJECT_FREE still to come in the next GC window:
@@ -491,7 +493,7 @@ static jobjectID jobject_to_object_id(int agent, jobject obj)
         return NULL;
     }
     jobjectID id = seam_id_from_object(env, obj);
-    defs_object_known(agent, id);
+    lateobjs_known(agent, id);
     return id;
 }
 

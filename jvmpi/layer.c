@@ -18,6 +18,7 @@
 #include "gc.h"
 #include "idrec.h"
 #include "interface.h"
+#include "lateobjs.h"
 #include "ledger.h"
 #include "loader.h"
 #include "log.h"
@@ -730,7 +731,7 @@ void layer_reset(void)
     interface_reset();
     monitors_reset();
     ids_reset();
-    defs_reset();
+    lateobjs_reset();
     gate_reset();
     ledger_reset();
     log_refusals_reset();

@@ -7,6 +7,7 @@
 #include "agents.h"
 #include "defs.h"
 #include "dumpbuf.h"
+#include "dumpdefs.h"
 #include "events.h"
 #include "log.h"
 #include "rawmon.h"
@@ -167,7 +168,7 @@ jint monitordump_request(JNIEnv *env)
     }
     int all_monitors = snap.num_monitors;
     skip_class_monitors(&snap);
-    defs_monitor_snapshot(env, &snap);
+    dumpdefs_monitors(env, &snap);
     jint rc = JVMPI_FAIL;
     dumpbuf b = {0};
     raw_ctx raw = {&b, NULL, 0, 0};

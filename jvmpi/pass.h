@@ -18,7 +18,7 @@
 #include "jvmpi.h"
 
 struct thread_rec;
-struct defs_once;
+struct once_flag;
 
 /* What an override or a stand-in replaced, given back by whose_as_end. */
 typedef struct whose_as {
@@ -34,7 +34,7 @@ typedef struct pass {
     struct thread_rec *me;        /* the calling thread's record when the event is its own */
     /* me's THREAD_START record, NULL for the layer's own thread or none:
      * the announce stage tests it inline (defs_pass) */
-    const struct defs_once *me_told;
+    const struct once_flag *me_told;
     JVMPI_Event *ev;
     int agent;                    /* the agent it goes to now */
     void (*notify)(JVMPI_Event *); /* that agent's NotifyEvent */

@@ -297,7 +297,7 @@ void threads_release(thread_rec *t)
     }
 }
 
-bool threads_claim_announce(thread_rec *t) { return defs_claim(&t->announced); }
+bool threads_claim_announce(thread_rec *t) { return once_claim(&t->announced); }
 
 /* The calling thread's own words need no search; any other thread's are
  * found without the table lock, which a signal handler must not take. */
@@ -367,7 +367,7 @@ thread_rec *threads_stand_in(void)
             continue;
         }
         /* A stale answer picks another thread, never a wrong one. */
-        bool told = defs_was_sent(&e->rec.announced, atomic_load(&events_on[JVMPI_EVENT_THREAD_START]));
+        bool told = once_was_sent(&e->rec.announced, atomic_load(&events_on[JVMPI_EVENT_THREAD_START]));
         if (best == NULL || (told && !best_told) || (told == best_told && e->seq < best->seq)) {
             best = e;
             best_told = told;

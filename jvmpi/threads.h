@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "defs.h"
+#include "once.h"
 #include "seam.h"
 #include "tls.h"
 #include "tlswords.h"
@@ -26,7 +26,7 @@ struct thread_rec {
     _Atomic bool suspended;  /* suspended through JVMPI (changed under interface.c's suspend lock) */
     _Atomic jint suspended_status; /* GetThreadStatus at that suspension, bits left out */
     _Atomic jlong cpu_ns;    /* virtual threads: CPU time on carriers, counted once asked for */
-    defs_once announced;     /* THREAD_START */
+    once_flag announced;     /* THREAD_START */
     int refs;
     bool ended;
     int standing_in;         /* deliveries carrying its env_id for another thread (table lock) */
@@ -58,7 +58,7 @@ thread_rec *threads_acquire_by_id(jobjectID id);
 void threads_release(thread_rec *t);
 
 /* True once per record: the caller is the one that sends its THREAD_START,
- * then calls defs_sent(&t->announced).  Waits while another thread sends it. */
+ * then calls once_sent(&t->announced).  Waits while another thread sends it. */
 bool threads_claim_announce(thread_rec *t);
 
 /* The calling thread's own record (not acquired: it lives as long as the

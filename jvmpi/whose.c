@@ -95,7 +95,7 @@ bool whose_decide(JNIEnv *env, jint event_type, whose *out)
         /* A stand-in is a thread the agent was told about: while the
          * start-up replay runs, none is yet. */
         if (events_enabled(JVMPI_EVENT_THREAD_START)) {
-            defs_wait_for_replay();
+            once_wait_for_replay();
         }
         out->env_id = whose_as_begin(&out->as, NULL);
         return true;

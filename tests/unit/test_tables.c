@@ -358,7 +358,7 @@ static void *claimer(void *arg)
     if (threads_claim_announce(t)) {
         atomic_fetch_add(&claims_won, 1);
         /* the losers wait until the winner has sent it */
-        defs_sent(&t->announced);
+        once_sent(&t->announced);
     }
     return NULL;
 }
@@ -684,7 +684,7 @@ START_TEST(test_class_unannounced_order)
     for (int k = 0; k < N; k += 3) {
         class_rec *c = classes_acquire(ID(N - k));
         ck_assert(classes_claim_announce(c));
-        defs_sent(&c->announced);
+        once_sent(&c->announced);
         classes_release(c);
     }
     int n = -1;
@@ -699,7 +699,7 @@ START_TEST(test_class_unannounced_order)
         snprintf(name, sizeof name, "C%d", expect);
         ck_assert_msg(strcmp(list[k]->info->name, name) == 0, "unannounced[%d] is %s, expected %s", k,
                       list[k]->info->name, name);
-        ck_assert(!defs_was_sent(&list[k]->announced, AGENTS_BIT(0)));
+        ck_assert(!once_was_sent(&list[k]->announced, AGENTS_BIT(0)));
         classes_release(list[k]);
     }
     free(list);
@@ -708,7 +708,7 @@ START_TEST(test_class_unannounced_order)
     list = classes_unannounced(AGENTS_BIT(0), &n);
     for (int k = 0; k < n; k++) {
         ck_assert(classes_claim_announce(list[k]));
-        defs_sent(&list[k]->announced);
+        once_sent(&list[k]->announced);
         classes_release(list[k]);
     }
     free(list);
@@ -740,7 +740,7 @@ START_TEST(test_class_remove)
     ck_assert(classes_add(fake_class(ID(1), "Again", 0, 0, 0)));
     c = classes_acquire(ID(1));
     ck_assert_str_eq(c->info->name, "Again");
-    ck_assert(!defs_was_sent(&c->announced, AGENTS_BIT(0)));
+    ck_assert(!once_was_sent(&c->announced, AGENTS_BIT(0)));
     classes_release(c);
 }
 END_TEST
