@@ -4,7 +4,9 @@ import java.lang.reflect.Method;
  * CPU-bound virtual threads for cpu=samples: THREADS (default 2) virtual
  * threads named "fb-N" call F_VtBusy.spin for SECONDS seconds (default 2),
  * sleeping a millisecond after each call, so that they keep leaving their
- * carriers and coming back, maybe on another.
+ * carriers and coming back, maybe on another.  Each call is some
+ * milliseconds of work, so that spin, not the unmounting and mounting,
+ * takes most of the time even on a loaded machine, where those are slower.
  * spin's loop is on one line.  Started through reflection (Thread.ofVirtual,
  * JDK 21) so that this compiles with JDK 17's javac.
  * Usage: F_VtBusy [SECONDS [THREADS]]
@@ -30,7 +32,7 @@ public class F_VtBusy {
             Object b = named.invoke(builder, "fb-" + t);
             all[t] = (Thread) start.invoke(b, (Runnable) () -> {
                 while (System.nanoTime() < end) {
-                    sink += spin(200_000);
+                    sink += spin(2_000_000);
                     try {
                         Thread.sleep(1);
                     } catch (InterruptedException e) {
