@@ -7,9 +7,11 @@
 #include "classes.h"
 #include "deliver.h"
 #include "events.h"
+#include "gate.h"
 #include "ids.h"
 #include "lateobjs.h"
 #include "layer.h"
+#include "ledger.h"
 #include "log.h"
 #include "objinfo.h"
 #include "once.h"
@@ -17,7 +19,7 @@
 #include "tls.h"
 #include "whose.h"
 
-/* ---- classes and methods ---------------------------------------------------- */
+/* ---- which definitions are due ---------------------------------------------- */
 
 /* This thread's caches of classes and methods whose CLASS_LOAD every agent
  * that wants one was sent; emptied when an agent enables an event. */
@@ -33,31 +35,365 @@ static tls_caches *caches(void)
     return tc;
 }
 
-/* Returns whether every agent with CLASS_LOAD on was told of the class. */
-static bool define_class(JNIEnv *env, tls_caches *tc, jobjectID class_id)
+static agents_mask agents_on(jint event_type) { return atomic_load_explicit(&events_on[event_type], memory_order_relaxed); }
+
+/* IDs are never reused, so a class seen announced stays announced. */
+static bool class_cached(tls_caches *tc, jobjectID class_id)
 {
-    /* IDs are never reused, so a class seen announced stays announced. */
-    unsigned slot = tls_slot(seam_tag_from_id(class_id), TLS_ANNOUNCED_SLOTS);
-    if (tc != NULL && tc->announced[slot] == class_id) {
-        return true;
+    return tc != NULL && tc->announced[tls_slot(seam_tag_from_id(class_id), TLS_ANNOUNCED_SLOTS)] == class_id;
+}
+
+/* Remembers a class every agent with CLASS_LOAD on was told of. */
+static bool class_cache(tls_caches *tc, const class_rec *c)
+{
+    bool all = once_was_sent(&c->announced, agents_on(JVMPI_EVENT_CLASS_LOAD));
+    if (tc != NULL && all) {
+        tc->announced[tls_slot(seam_tag_from_id(c->info->id), TLS_ANNOUNCED_SLOTS)] = c->info->id;
+    }
+    return all;
+}
+
+/* The agents of mask an object's OBJECT_ALLOC is the layer's to send to.
+ * java.lang.Class's own Class object is defined by its CLASS_LOAD alone
+ * and reaches an agent as an object only when asked for, as on HotSpot
+ * 5.0, where it never came unasked (its class was loaded before any agent,
+ * its Class object outside the heap the start-up replay walked).  Its
+ * OBJECT_ALLOC names no class (objinfo_class_object): an agent that asks
+ * for the CLASS_LOAD of every object's class must not meet that NULL
+ * unasked. */
+static agents_mask object_due(jobjectID id, agents_mask mask)
+{
+    int64_t tag = seam_tag_from_id(id);
+    if (id == NULL || id == seam_class_class_id() || ids_is_pending_class(tag)) {
+        return 0;
+    }
+    mask &= agents_on(JVMPI_EVENT_OBJECT_ALLOC);
+    /* The record lookup only once some agent wants it. */
+    return mask != 0 ? mask & lateobjs_agents(tag) : 0;
+}
+
+/* ---- the announce stage ---------------------------------------------------------- */
+
+/* What one event needs defined first, for one agent: each definition is
+ * claimed when it is found due, and listed after what it needs itself, so
+ * the list is sent in order.  It is sent (flush) when the search for one
+ * thing the event names is done, before the next is looked for: no thread
+ * holds a claim while it waits for another thread's. */
+enum { CHAIN_MAX = 16 };
+typedef struct chain_step {
+    JVMPI_Event ev;
+    once_flag *once;
+    class_rec *c; /* a CLASS_LOAD's record, held until sent */
+} chain_step;
+typedef struct chain {
+    const pass *p; /* the event's: its agent, thread and handler */
+    tls_caches *tc;
+    int depth, n;
+    chain_step steps[CHAIN_MAX];
+} chain;
+
+static void names(chain *ch, const JVMPI_Event *ev);
+
+/* The env_id an event carries that goes out while the calling thread is
+ * sending its own THREAD_START: what that needs first (its Thread object's
+ * OBJECT_ALLOC, for a thread the VM attached) cannot name the thread yet,
+ * and goes out for a thread the agent knows (held: given back with
+ * threads_stand_in_done). */
+static bool before_self(const pass *p, const JVMPI_Event *ev)
+{
+    const thread_rec *me = p->me;
+    return me != NULL && once_sending_self(&me->announced) &&
+           !(ev->event_type == JVMPI_EVENT_THREAD_START && ev->u.thread_start.thread_env_id == me->info.env);
+}
+
+/* The listed definitions, delivered in order to the event's agent, each as
+ * the entry stage would deliver it (its own thread already decided: the
+ * event's), each settled by whether it reached the agent. */
+static void flush(chain *ch)
+{
+    const pass *p = ch->p;
+    for (int i = 0; i < ch->n; i++) {
+        chain_step *s = &ch->steps[i];
+        agents_mask reached = 0;
+        if (!events_closed_for(s->ev.event_type)) {
+            if (ledger_active()) {
+                ledger_event(p->env, p->me, &s->ev);
+            }
+            pass q = *p;
+            q.ev = &s->ev;
+            thread_rec *stand_in = NULL;
+            if (before_self(p, q.ev)) {
+                stand_in = threads_stand_in();
+                q.env_id = stand_in != NULL ? stand_in->info.env : NULL;
+            }
+            /* A definition holds GC windows even where the event that
+             * needs it (a method event) does not. */
+            bool gated = gate_enter_for(q.ev->event_type);
+            deliver_now(&q);
+            if (gated) {
+                gate_leave();
+            }
+            threads_stand_in_done(stand_in);
+            reached = AGENTS_BIT(p->agent);
+        }
+        once_settle_for(s->once, p->agent, reached);
+        if (s->c != NULL) {
+            class_cache(ch->tc, s->c);
+            classes_release(s->c);
+        }
+    }
+    ch->n = 0;
+}
+
+/* Lists a claimed definition after what its event names. */
+static void add_step(chain *ch, const JVMPI_Event *ev, once_flag *once, class_rec *c)
+{
+    names(ch, ev);
+    if (ch->n == CHAIN_MAX) {
+        flush(ch); /* what is listed needs nothing listed later */
+    }
+    ch->steps[ch->n++] = (chain_step){.ev = *ev, .once = once, .c = c};
+}
+static void add(chain *ch, const JVMPI_Event *ev, once_flag *once) { add_step(ch, ev, once, NULL); }
+static void add_class(chain *ch, const JVMPI_Event *ev, class_rec *c) { add_step(ch, ev, &c->announced, c); }
+
+static void step_in(chain *ch) { ch->depth++; }
+static void step_out(chain *ch)
+{
+    if (--ch->depth == 0) {
+        flush(ch);
+    }
+}
+
+static void chain_class(chain *ch, jobjectID class_id)
+{
+    int k = ch->p->agent;
+    if (class_id == NULL || (agents_on(JVMPI_EVENT_CLASS_LOAD) & AGENTS_BIT(k)) == 0 || class_cached(ch->tc, class_id)) {
+        return;
     }
     class_rec *c = classes_acquire(class_id);
     if (c == NULL) {
-        return false;
+        return;
     }
-    defs_announce_class(env, c);
-    bool all = once_was_sent(&c->announced, atomic_load(&events_on[JVMPI_EVENT_CLASS_LOAD]));
-    if (tc != NULL && all) {
-        tc->announced[slot] = class_id;
+    step_in(ch);
+    if (once_claim_for(&c->announced, k)) {
+        JVMPI_Event ev;
+        build_class_load(&ev, c, false);
+        add_class(ch, &ev, c);
+    } else {
+        class_cache(ch->tc, c);
+        classes_release(c);
     }
-    classes_release(c);
-    return all;
+    step_out(ch);
+}
+
+static void chain_method(chain *ch, jmethodID method)
+{
+    int k = ch->p->agent;
+    if (method == NULL || (agents_on(JVMPI_EVENT_CLASS_LOAD) & AGENTS_BIT(k)) == 0) {
+        return;
+    }
+    /* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
+    unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
+    if (ch->tc != NULL && ch->tc->methods[slot] == method) {
+        return;
+    }
+    jobjectID class_id = seam_method_class(method);
+    step_in(ch);
+    chain_class(ch, class_id);
+    step_out(ch);
+    if (class_id != NULL && ch->depth == 0 && class_cached(ch->tc, class_id)) {
+        ch->tc->methods[slot] = method;
+    }
+}
+
+static void chain_object(chain *ch, jobjectID id)
+{
+    int k = ch->p->agent;
+    if (id != NULL && id == seam_class_class_id()) {
+        chain_class(ch, id);
+        return;
+    }
+    if (object_due(id, AGENTS_BIT(k)) == 0) {
+        return;
+    }
+    once_flag *once = lateobjs_once(seam_tag_from_id(id));
+    if (once == NULL || (once_sent_mask(once) & AGENTS_BIT(k)) != 0) {
+        return;
+    }
+    step_in(ch);
+    if (once_claim_for(once, k)) {
+        seam_object_info info;
+        if (objinfo_of(ch->p->env, id, &info)) {
+            JVMPI_Event ev;
+            build_object_alloc(&ev, &info, false);
+            add(ch, &ev, once);
+        } else {
+            LOG_DEBUG("object %p is named by an event but is gone: no OBJECT_ALLOC for it", (void *)id);
+            once_unclaim(once);
+        }
+    }
+    step_out(ch);
+}
+
+/* Only ever the calling thread, whose record outlives its events. */
+static void chain_thread(chain *ch, thread_rec *t)
+{
+    int k = ch->p->agent;
+    if (t->internal || (agents_on(JVMPI_EVENT_THREAD_START) & AGENTS_BIT(k)) == 0) {
+        return;
+    }
+    step_in(ch);
+    if (once_claim_for(&t->announced, k)) {
+        JVMPI_Event ev;
+        build_thread_event(&ev, JVMPI_EVENT_THREAD_START, t, false);
+        add(ch, &ev, &t->announced);
+    }
+    step_out(ch);
+}
+
+/* An OBJECT_ALLOC on its way to an agent tells it of the object.  Recorded
+ * where a later event could otherwise announce the object again: a
+ * request's answer, and with several agents (lateobjs_agents says which).
+ * With one agent an allocation's own OBJECT_ALLOC needs no record, and a
+ * definition is settled where it is sent (flush). */
+static void object_told(const pass *p, const JVMPI_Event *ev)
+{
+    if ((ev->event_type & JVMPI_REQUESTED_EVENT) != 0 || agents_count() >= 2) {
+        lateobjs_sent(ev->u.obj_alloc.obj_id, AGENTS_BIT(p->agent));
+    }
+}
+
+/* The one rule of what each event names, which its agent must have been
+ * told of first: for the events the layer receives and for the
+ * definitions it sends. */
+static void names(chain *ch, const JVMPI_Event *ev)
+{
+    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
+    case JVMPI_EVENT_CLASS_LOAD:
+        /* A class is also an object, its java.lang.Class: where OBJECT_ALLOC
+         * is on, that object's OBJECT_ALLOC comes first, so that an agent
+         * that looks the class ID up as an object in its CLASS_LOAD handler
+         * (HPROF did) finds it.  Not before RequestEvent's answer, as on
+         * HotSpot 5.0. */
+        if ((ev->event_type & JVMPI_REQUESTED_EVENT) == 0) {
+            chain_object(ch, ev->u.class_load.class_id);
+        }
+        break;
+    case JVMPI_EVENT_OBJECT_ALLOC:
+        chain_class(ch, ev->u.obj_alloc.class_id);
+        break;
+    case JVMPI_EVENT_CLASS_UNLOAD:
+        chain_class(ch, ev->u.class_unload.class_id);
+        break;
+    case JVMPI_EVENT_THREAD_START:
+        chain_object(ch, ev->u.thread_start.thread_id);
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY2:
+        chain_method(ch, ev->u.method_entry2.method_id);
+        chain_object(ch, ev->u.method_entry2.obj_id);
+        break;
+    case JVMPI_EVENT_METHOD_ENTRY:
+    case JVMPI_EVENT_METHOD_EXIT:
+    case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
+        chain_method(ch, ev->u.method.method_id);
+        break;
+    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
+        chain_method(ch, ev->u.compiled_method_load.method_id);
+        break;
+    case JVMPI_EVENT_INSTRUCTION_START:
+        chain_method(ch, ev->u.instruction.method_id);
+        break;
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
+    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
+    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
+        chain_object(ch, ev->u.monitor.object);
+        break;
+    case JVMPI_EVENT_MONITOR_WAIT:
+    case JVMPI_EVENT_MONITOR_WAITED:
+        chain_object(ch, ev->u.monitor_wait.object);
+        break;
+    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
+    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
+        chain_object(ch, ev->u.jni_globalref_alloc.obj_id);
+        break;
+    default:
+        break;
+    }
+}
+
+void defs_pass_announcing(pass *p, bool self_due)
+{
+    /* What the handlers cause is for this agent alone (agents.h). */
+    int saved = agents_target_now;
+    agents_target_now = p->agent;
+    chain ch = {.p = p, .tc = caches()};
+    JNIEnv *env_id = p->env_id;
+    thread_rec *stand_in = NULL;
+    if (self_due) {
+        if (before_self(p, p->ev)) {
+            stand_in = threads_stand_in();
+            p->env_id = stand_in != NULL ? stand_in->info.env : NULL;
+        } else {
+            /* While the start-up replay runs, the thread's THREAD_START is
+             * the replay's to send, in HotSpot 5.0's order. */
+            once_wait_for_replay();
+            chain_thread(&ch, p->me);
+        }
+    }
+    names(&ch, p->ev);
+    if ((p->ev->event_type & ~JVMPI_REQUESTED_EVENT) == JVMPI_EVENT_OBJECT_ALLOC) {
+        object_told(p, p->ev);
+    }
+    deliver_now(p);
+    p->env_id = env_id;
+    threads_stand_in_done(stand_in);
+    agents_target_now = saved;
+}
+
+/* ---- definitions for the builders that are not in an event's pass ----------- */
+
+/* The start-up replay, the dumps and RequestEvent define what they name
+ * through these: each definition enters the pipeline at its entry, for one
+ * agent at a time (agents_target), and what it names is listed by the
+ * announce stage above like any event's. */
+
+static void announce_self(JNIEnv *env, thread_rec *me)
+{
+    once_wait_for_replay();
+    defs_announce_thread(env, me);
+}
+
+/* Before a definition is claimed whose event will carry the calling
+ * thread's env_id: the thread's own THREAD_START, which may need that
+ * definition too, comes first. */
+static void define_caller(JNIEnv *env)
+{
+    if (whose_override || whose_quiet() || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
+        return;
+    }
+    thread_rec *me = threads_self(env);
+    if (me != NULL && !me->internal &&
+        (events_agents(JVMPI_EVENT_THREAD_START) & ~once_sent_mask(&me->announced)) != 0 &&
+        !once_sending_self(&me->announced)) {
+        announce_self(env, me);
+    }
 }
 
 void defs_class(JNIEnv *env, jobjectID class_id)
 {
-    if (class_id != NULL && events_agents(JVMPI_EVENT_CLASS_LOAD) != 0) {
-        define_class(env, caches(), class_id);
+    if (class_id == NULL || events_agents(JVMPI_EVENT_CLASS_LOAD) == 0) {
+        return;
+    }
+    tls_caches *tc = caches();
+    if (class_cached(tc, class_id)) {
+        return;
+    }
+    class_rec *c = classes_acquire(class_id);
+    if (c != NULL) {
+        defs_announce_class(env, c);
+        class_cache(tc, c);
+        classes_release(c);
     }
 }
 
@@ -66,49 +402,30 @@ void defs_method(JNIEnv *env, jmethodID method)
     if (method == NULL || events_agents(JVMPI_EVENT_CLASS_LOAD) == 0) {
         return;
     }
-    /* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
     tls_caches *tc = caches();
     unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
     if (tc != NULL && tc->methods[slot] == method) {
         return;
     }
     jobjectID class_id = seam_method_class(method);
-    if (class_id != NULL && define_class(env, tc, class_id) && tc != NULL) {
+    defs_class(env, class_id);
+    if (class_id != NULL && class_cached(tc, class_id)) {
         tc->methods[slot] = method;
     }
 }
 
-/* ---- objects ------------------------------------------------------------------- */
-
-static void define_caller(JNIEnv *env);
-
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
 {
-    int64_t tag = seam_tag_from_id(id);
-    /* java.lang.Class's own Class object is defined by its CLASS_LOAD alone
-     * and reaches an agent as an object only when asked for, as on HotSpot
-     * 5.0, where it never came unasked (its class was loaded before any
-     * agent, its Class object outside the heap the start-up replay walked).
-     * Its OBJECT_ALLOC names no class (objinfo_class_object): an agent
-     * that asks for the CLASS_LOAD of every object's class must not meet
-     * that NULL unasked. */
     if (id != NULL && id == seam_class_class_id()) {
         defs_class(env, id);
         return;
     }
-    if (id == NULL || ids_is_pending_class(tag)) {
-        return;
-    }
-    /* The agents to tell: the record lookup only once some agent wants it. */
-    agents_mask wanting = events_agents(JVMPI_EVENT_OBJECT_ALLOC);
-    if (wanting != 0) {
-        wanting &= lateobjs_agents(tag);
-    }
+    agents_mask wanting = object_due(id, agents_target_mask());
     if (wanting == 0) {
         return;
     }
     define_caller(env);
-    once_flag *once = lateobjs_once(tag);
+    once_flag *once = lateobjs_once(seam_tag_from_id(id));
     if (once == NULL) {
         return;
     }
@@ -150,145 +467,6 @@ void defs_thread(JNIEnv *env, jobjectID thread_id)
     }
 }
 
-/* ---- the announce stage ---------------------------------------------------------- */
-
-/* The calling thread's THREAD_START, unless sent.  While the start-up
- * replay runs it is the replay's to send, in HotSpot 5.0's order. */
-static void announce_self(JNIEnv *env, thread_rec *me)
-{
-    once_wait_for_replay();
-    defs_announce_thread(env, me);
-}
-
-/* me's THREAD_START is on and not sent yet, to the target agent or any. */
-static bool self_due(const thread_rec *me)
-{
-    return me != NULL && !me->internal &&
-           (events_agents(JVMPI_EVENT_THREAD_START) & ~once_sent_mask(&me->announced)) != 0;
-}
-
-/* Whether the agent the event goes to has event_type on.  The stage reads
- * the switches themselves: it calls only forward. */
-static bool pass_wants(const pass *p, jint event_type)
-{
-    return (atomic_load_explicit(&events_on[event_type], memory_order_relaxed) & AGENTS_BIT(p->agent)) != 0;
-}
-
-/* Before a definition is claimed whose event will carry the calling
- * thread's env_id: the thread's own THREAD_START, which may need that
- * definition too, comes first. */
-static void define_caller(JNIEnv *env)
-{
-    if (whose_override || whose_quiet() || !layer_is_live() || !events_enabled(JVMPI_EVENT_THREAD_START)) {
-        return;
-    }
-    thread_rec *me = threads_self(env);
-    if (self_due(me) && !once_sending_self(&me->announced)) {
-        announce_self(env, me);
-    }
-}
-
-/* The env_id the event carries to this agent once the calling thread's own
- * THREAD_START, due for it, was sent.  While the thread is sending that
- * very THREAD_START, what it needs first (its Thread object's OBJECT_ALLOC,
- * for a thread the VM attached) cannot name the thread yet: it goes out
- * for a thread the agent knows (as, given back by whose_as_end). */
-static JNIEnv *self_first(const pass *p, whose_as *as)
-{
-    const thread_rec *me = p->me;
-    const JVMPI_Event *ev = p->ev;
-    if (once_sending_self(&me->announced) &&
-        !(ev->event_type == JVMPI_EVENT_THREAD_START && ev->u.thread_start.thread_env_id == me->info.env)) {
-        return whose_as_begin(as, NULL);
-    }
-    announce_self(p->env, p->me);
-    return p->env_id;
-}
-
-/* An OBJECT_ALLOC on its way to an agent tells it of the object.  Recorded
- * where a later event could otherwise announce the object again: a
- * request's answer, and with several agents (lateobjs_agents says which).
- * With one agent an allocation's own OBJECT_ALLOC needs no record, and a
- * definition records itself (defs_object). */
-static void object_told(const pass *p)
-{
-    if ((p->ev->event_type & JVMPI_REQUESTED_EVENT) != 0 || agents_count() >= 2) {
-        lateobjs_sent(p->ev->u.obj_alloc.obj_id, AGENTS_BIT(p->agent));
-    }
-}
-
-/* What the event names, announced first. */
-static void before(const pass *p)
-{
-    JNIEnv *env = p->env;
-    const JVMPI_Event *ev = p->ev;
-    switch (ev->event_type & ~JVMPI_REQUESTED_EVENT) {
-    case JVMPI_EVENT_OBJECT_ALLOC:
-        if (ev->u.obj_alloc.class_id != NULL && pass_wants(p, JVMPI_EVENT_CLASS_LOAD)) {
-            define_class(env, caches(), ev->u.obj_alloc.class_id);
-        }
-        object_told(p);
-        break;
-    case JVMPI_EVENT_CLASS_UNLOAD:
-        defs_class(env, ev->u.class_unload.class_id);
-        break;
-    case JVMPI_EVENT_THREAD_START:
-        defs_object(env, ev->u.thread_start.thread_id, NULL);
-        break;
-    case JVMPI_EVENT_METHOD_ENTRY2:
-        defs_method(env, ev->u.method_entry2.method_id);
-        defs_object(env, ev->u.method_entry2.obj_id, NULL);
-        break;
-    case JVMPI_EVENT_METHOD_ENTRY:
-    case JVMPI_EVENT_METHOD_EXIT:
-    case JVMPI_EVENT_COMPILED_METHOD_UNLOAD:
-        defs_method(env, ev->u.method.method_id);
-        break;
-    case JVMPI_EVENT_COMPILED_METHOD_LOAD:
-        defs_method(env, ev->u.compiled_method_load.method_id);
-        break;
-    case JVMPI_EVENT_INSTRUCTION_START:
-        defs_method(env, ev->u.instruction.method_id);
-        break;
-    case JVMPI_EVENT_MONITOR_CONTENDED_ENTER:
-    case JVMPI_EVENT_MONITOR_CONTENDED_ENTERED:
-    case JVMPI_EVENT_MONITOR_CONTENDED_EXIT:
-        defs_object(env, ev->u.monitor.object, NULL);
-        break;
-    case JVMPI_EVENT_MONITOR_WAIT:
-    case JVMPI_EVENT_MONITOR_WAITED:
-        defs_object(env, ev->u.monitor_wait.object, NULL);
-        break;
-    case JVMPI_EVENT_JNI_GLOBALREF_ALLOC:
-    case JVMPI_EVENT_JNI_WEAK_GLOBALREF_ALLOC:
-        defs_object(env, ev->u.jni_globalref_alloc.obj_id, NULL);
-        break;
-    default:
-        break;
-    }
-}
-
-void defs_pass_announcing(pass *p, bool self_due)
-{
-    /* What is announced here is for this agent alone (agents.h). */
-    int saved = agents_target_now;
-    agents_target_now = p->agent;
-    JNIEnv *env_id = p->env_id;
-    whose_as as = {.pushed = false};
-    if (self_due) {
-        p->env_id = self_first(p, &as);
-    }
-    before(p);
-    deliver_now(p);
-    p->env_id = env_id;
-    if (as.pushed) {
-        whose_as_end(&as);
-    }
-    agents_target_now = saved;
-}
-
-/* ---- the defining events sent into the pipeline ---- */
-
 agents_mask defs_class_load(JNIEnv *env, const class_rec *c, bool requested)
 {
     JVMPI_Event ev;
@@ -303,17 +481,14 @@ agents_mask defs_thread_event(JNIEnv *env, jint event_type, const thread_rec *t,
     return events_deliver(env, &ev);
 }
 
-/* A class is also an object, its java.lang.Class: where OBJECT_ALLOC is on,
- * that object's OBJECT_ALLOC comes first, so that an agent that looks the
- * class ID up as an object in its CLASS_LOAD handler (HPROF did) finds it.
- * Each agent is told in turn, each after what it was not told yet. */
+/* Each agent is told in turn; what the CLASS_LOAD names (its Class object)
+ * the announce stage sends first. */
 void defs_announce_class(JNIEnv *env, class_rec *c)
 {
     agents_mask due = events_agents(JVMPI_EVENT_CLASS_LOAD) & ~once_sent_mask(&c->announced);
     AGENTS_EACH(k, due) {
         int saved = agents_target_begin((int)k);
         if (classes_claim_announce(c)) {
-            defs_object(env, c->info->id, NULL);
             once_settle(&c->announced, defs_class_load(env, c, false));
         }
         agents_target_end(saved);

@@ -53,6 +53,8 @@ static inline bool closed_for(jint type)
     return !shutting_here && !(layer_on_delivery_thread() && (type < 0 || is_window_event(type)));
 }
 
+bool events_closed_for(jint type) { return closed_for(type); }
+
 void events_shutting_down_here(void)
 {
     shutting_here = true;

@@ -79,6 +79,10 @@ void events_shutdown(void);
  * so an agent's lock held from GC_START is free), and from now on other
  * threads' events are sent to no agent. */
 void events_shutting_down_here(void);
+/* Whether an event of this type may no longer reach an agent from the
+ * calling thread (shutdown: above).  The announce stage asks it of each
+ * definition it sends, as the entry asks it of each event. */
+bool events_closed_for(jint type);
 /* Whether no event may reach an agent from the calling thread. */
 bool events_is_shut_down(void);
 /* Around a RequestEvent: false (and nothing to end) when it comes too late. */

@@ -21,9 +21,10 @@ void once_wait_for_replay(void)
     }
 }
 
-bool once_claim(once_flag *once)
+bool once_claim(once_flag *once) { return once_claim_for(once, agents_target()); }
+
+bool once_claim_for(once_flag *once, int k)
 {
-    int k = agents_target();
     if (k < 0) {
         LOG_DEBUG("a definition claimed for no agent");
         return false;
@@ -91,9 +92,11 @@ void once_unclaim(once_flag *once)
  * still: the next event that names the entity sends it first, a heap
  * dump's included.  Marked sent, it would leave the agent a class, thread
  * or object it was never told of. */
-void once_settle(once_flag *once, agents_mask reached)
+void once_settle(once_flag *once, agents_mask reached) { once_settle_for(once, agents_target(), reached); }
+
+void once_settle_for(once_flag *once, int k, agents_mask reached)
 {
-    if ((reached & agents_target_mask()) != 0) {
+    if (k >= 0 && (reached & AGENTS_BIT(k)) != 0) {
         once_sent(once);
     } else {
         once_unclaim(once);

@@ -28,9 +28,12 @@ typedef struct once_flag {
  * event defines); when another thread is sending it, waits until it was
  * delivered. */
 bool once_claim(once_flag *once);
+/* The same for agent k, which the caller names. */
+bool once_claim_for(once_flag *once, int k);
 /* A claimed definition, settled by the agents its event reached: sent if
  * the target agent was among them, else owed still. */
 void once_settle(once_flag *once, agents_mask reached);
+void once_settle_for(once_flag *once, int k, agents_mask reached);
 /* Sent to the target agent (a claim settled by hand, tests). */
 void once_sent(once_flag *once);
 /* Claimed, then found impossible to send: owed still. */
