@@ -327,7 +327,10 @@ void defs_pass_announcing(pass *p, bool self_due)
     /* What the handlers cause is for this agent alone (agents.h). */
     int saved = agents_target_now;
     agents_target_now = p->agent;
-    chain ch = {.p = p, .tc = caches()};
+    chain ch; /* its steps are written before they are read: not cleared, on the method events' path */
+    ch.p = p;
+    ch.tc = caches();
+    ch.depth = ch.n = 0;
     JNIEnv *env_id = p->env_id;
     thread_rec *stand_in = NULL;
     if (self_due) {
