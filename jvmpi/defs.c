@@ -133,7 +133,9 @@ static void flush(chain *ch)
             if (gated) {
                 gate_leave();
             }
-            threads_stand_in_done(stand_in);
+            if (stand_in != NULL) {
+                threads_stand_in_done(stand_in);
+            }
             reached = AGENTS_BIT(p->agent);
         }
         once_settle_for(s->once, p->agent, reached);
@@ -350,7 +352,9 @@ void defs_pass_announcing(pass *p, bool self_due)
     }
     deliver_now(p);
     p->env_id = env_id;
-    threads_stand_in_done(stand_in);
+    if (stand_in != NULL) {
+        threads_stand_in_done(stand_in);
+    }
     agents_target_now = saved;
 }
 
