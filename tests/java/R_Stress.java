@@ -94,12 +94,17 @@ public class R_Stress {
         go.countDown();
         for (Thread t : ts)
             t.join();
+        return entries(counts, 60L * n) + " monitor entries";
+    }
+
+    /** The monitor entries counted, which must be all those made. */
+    static long entries(long[] counts, long made) {
         long sum = 0;
         for (long c : counts)
             sum += c;
-        if (sum != 60L * n)
+        if (sum != made)
             throw new IllegalStateException("lost monitor entries: " + sum);
-        return sum + " monitor entries";
+        return sum;
     }
 
     /** Owners that end: the layer asks who owns a monitor when a thread
@@ -127,12 +132,7 @@ public class R_Stress {
         for (Thread t : live)
             if (t != null)
                 t.join();
-        long sum = 0;
-        for (long c : counts)
-            sum += c;
-        if (sum != 50L * n)
-            throw new IllegalStateException("lost monitor entries: " + sum);
-        return sum + " monitor entries by " + n + " threads";
+        return entries(counts, 50L * n) + " monitor entries by " + n + " threads";
     }
 
     static String shortThreads(int n) throws InterruptedException {
