@@ -53,6 +53,20 @@ static bool class_cache(tls_caches *tc, const class_rec *c)
     return all;
 }
 
+/* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
+static bool method_cached(tls_caches *tc, jmethodID method)
+{
+    return tc != NULL && tc->methods[tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS)] == method;
+}
+
+/* Remembers a method whose class every agent with CLASS_LOAD on was told of. */
+static void method_cache(tls_caches *tc, jmethodID method, jobjectID class_id)
+{
+    if (class_id != NULL && class_cached(tc, class_id)) {
+        tc->methods[tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS)] = method;
+    }
+}
+
 /* The agents of mask an object's OBJECT_ALLOC is the layer's to send to.
  * java.lang.Class's own Class object is defined by its CLASS_LOAD alone
  * and reaches an agent as an object only when asked for, as on HotSpot
@@ -159,6 +173,9 @@ static void add_step(chain *ch, const JVMPI_Event *ev, once_flag *once, class_re
 static void add(chain *ch, const JVMPI_Event *ev, once_flag *once) { add_step(ch, ev, once, NULL); }
 static void add_class(chain *ch, const JVMPI_Event *ev, class_rec *c) { add_step(ch, ev, &c->announced, c); }
 
+/* Whether the chain's agent has event_type on. */
+static bool chain_wants(const chain *ch, jint event_type) { return (agents_on(event_type) & AGENTS_BIT(ch->p->agent)) != 0; }
+
 static void step_in(chain *ch) { ch->depth++; }
 static void step_out(chain *ch)
 {
@@ -170,7 +187,7 @@ static void step_out(chain *ch)
 static void chain_class(chain *ch, jobjectID class_id)
 {
     int k = ch->p->agent;
-    if (class_id == NULL || (agents_on(JVMPI_EVENT_CLASS_LOAD) & AGENTS_BIT(k)) == 0 || class_cached(ch->tc, class_id)) {
+    if (class_id == NULL || !chain_wants(ch, JVMPI_EVENT_CLASS_LOAD) || class_cached(ch->tc, class_id)) {
         return;
     }
     class_rec *c = classes_acquire(class_id);
@@ -189,24 +206,16 @@ static void chain_class(chain *ch, jobjectID class_id)
     step_out(ch);
 }
 
+/* Named only by the events the layer receives, at depth 0: its class's
+ * list is sent by the time chain_class returns. */
 static void chain_method(chain *ch, jmethodID method)
 {
-    int k = ch->p->agent;
-    if (method == NULL || (agents_on(JVMPI_EVENT_CLASS_LOAD) & AGENTS_BIT(k)) == 0) {
-        return;
-    }
-    /* HotSpot never frees nor reuses a jmethodID, so the cache never goes stale. */
-    unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
-    if (ch->tc != NULL && ch->tc->methods[slot] == method) {
+    if (method == NULL || !chain_wants(ch, JVMPI_EVENT_CLASS_LOAD) || method_cached(ch->tc, method)) {
         return;
     }
     jobjectID class_id = seam_method_class(method);
-    step_in(ch);
     chain_class(ch, class_id);
-    step_out(ch);
-    if (class_id != NULL && ch->depth == 0 && class_cached(ch->tc, class_id)) {
-        ch->tc->methods[slot] = method;
-    }
+    method_cache(ch->tc, method, class_id);
 }
 
 static void chain_object(chain *ch, jobjectID id)
@@ -242,7 +251,7 @@ static void chain_object(chain *ch, jobjectID id)
 static void chain_thread(chain *ch, thread_rec *t)
 {
     int k = ch->p->agent;
-    if (t->internal || (agents_on(JVMPI_EVENT_THREAD_START) & AGENTS_BIT(k)) == 0) {
+    if (t->internal || !chain_wants(ch, JVMPI_EVENT_THREAD_START)) {
         return;
     }
     step_in(ch);
@@ -410,15 +419,12 @@ void defs_method(JNIEnv *env, jmethodID method)
         return;
     }
     tls_caches *tc = caches();
-    unsigned slot = tls_slot((int64_t)(uintptr_t)method, TLS_METHOD_SLOTS);
-    if (tc != NULL && tc->methods[slot] == method) {
+    if (method_cached(tc, method)) {
         return;
     }
     jobjectID class_id = seam_method_class(method);
     defs_class(env, class_id);
-    if (class_id != NULL && class_cached(tc, class_id)) {
-        tc->methods[slot] = method;
-    }
+    method_cache(tc, method, class_id);
 }
 
 void defs_object(JNIEnv *env, jobjectID id, const seam_object_info *info)
